@@ -1,0 +1,434 @@
+//! The physical pieces of the game: dice, meeples, towers, pillars and spells.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Number of dice of each colour in the box.
+pub const DICE_PER_COLOR: u8 = 10;
+/// Number of apprentices each player owns (plus one master).
+pub const APPRENTICES_PER_PLAYER: u8 = 7;
+/// Meeples each player owns, master included.
+pub const MEEPLES_PER_PLAYER: u8 = APPRENTICES_PER_PLAYER + 1;
+
+/// The colour of a translucent die.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DieColor {
+    Pink,
+    Purple,
+    Yellow,
+    Blue,
+}
+
+impl DieColor {
+    pub const ALL: [DieColor; 4] = [Self::Pink, Self::Purple, Self::Yellow, Self::Blue];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Pink => "pink",
+            Self::Purple => "purple",
+            Self::Yellow => "yellow",
+            Self::Blue => "blue",
+        }
+    }
+}
+
+impl fmt::Display for DieColor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The face a die shows: 1 to 6.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
+pub struct DieValue(u8);
+
+impl DieValue {
+    pub const ALL: [DieValue; 6] = [
+        DieValue(1),
+        DieValue(2),
+        DieValue(3),
+        DieValue(4),
+        DieValue(5),
+        DieValue(6),
+    ];
+
+    pub fn new(value: u8) -> Option<Self> {
+        (1..=6).contains(&value).then_some(Self(value))
+    }
+
+    pub fn get(self) -> u8 {
+        self.0
+    }
+
+    /// The face on the other side of the die (the faces of opposite sides add up to 7).
+    pub fn opposite(self) -> Self {
+        Self(7 - self.0)
+    }
+
+    /// The value moved by `delta`, or `None` if it would leave 1..=6 (a die does not wrap).
+    pub fn offset(self, delta: i8) -> Option<Self> {
+        let moved = i16::from(self.0) + i16::from(delta);
+        u8::try_from(moved).ok().and_then(Self::new)
+    }
+}
+
+impl TryFrom<u8> for DieValue {
+    type Error = String;
+
+    fn try_from(value: u8) -> Result<Self, Self::Error> {
+        Self::new(value).ok_or_else(|| format!("a die shows 1 to 6, not {value}"))
+    }
+}
+
+impl From<DieValue> for u8 {
+    fn from(value: DieValue) -> u8 {
+        value.0
+    }
+}
+
+impl fmt::Display for DieValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// One die: its colour and the value it shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Die {
+    pub color: DieColor,
+    pub value: DieValue,
+}
+
+impl Die {
+    pub fn new(color: DieColor, value: DieValue) -> Self {
+        Self { color, value }
+    }
+}
+
+impl fmt::Display for Die {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.color, self.value)
+    }
+}
+
+/// A player, named by the colour of their meeples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlayerColor {
+    Blue,
+    Green,
+    Red,
+    Yellow,
+}
+
+impl PlayerColor {
+    pub const ALL: [PlayerColor; 4] = [Self::Blue, Self::Green, Self::Red, Self::Yellow];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Blue => "Blue",
+            Self::Green => "Green",
+            Self::Red => "Red",
+            Self::Yellow => "Yellow",
+        }
+    }
+}
+
+impl fmt::Display for PlayerColor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Apprentice (influence 1) or master (influence 2, the meeple with the star).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rank {
+    Apprentice,
+    Master,
+}
+
+impl Rank {
+    pub const ALL: [Rank; 2] = [Self::Apprentice, Self::Master];
+
+    /// "an apprentice", "a master".
+    pub fn with_article(self) -> &'static str {
+        match self {
+            Self::Apprentice => "an apprentice",
+            Self::Master => "a master",
+        }
+    }
+
+    pub fn influence(self) -> u8 {
+        match self {
+            Self::Apprentice => 1,
+            Self::Master => 2,
+        }
+    }
+}
+
+impl fmt::Display for Rank {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Apprentice => "apprentice",
+            Self::Master => "master",
+        })
+    }
+}
+
+/// One meeple: whose it is and its rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Meeple {
+    pub player: PlayerColor,
+    pub rank: Rank,
+}
+
+impl fmt::Display for Meeple {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}'s {}", self.player, self.rank)
+    }
+}
+
+/// The three outer towers (in a triangle) and the central tower.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TowerId {
+    A,
+    B,
+    C,
+    Central,
+}
+
+impl TowerId {
+    pub const ALL: [TowerId; 4] = [Self::A, Self::B, Self::C, Self::Central];
+    pub const OUTER: [TowerId; 3] = [Self::A, Self::B, Self::C];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn is_central(self) -> bool {
+        self == Self::Central
+    }
+}
+
+impl fmt::Display for TowerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::A => "tower A",
+            Self::B => "tower B",
+            Self::C => "tower C",
+            Self::Central => "the central tower",
+        })
+    }
+}
+
+/// One of the three pillars of a floor, numbered 1 to 3 as printed from left to right.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
+pub enum PillarIndex {
+    First,
+    Second,
+    Third,
+}
+
+impl PillarIndex {
+    pub const ALL: [PillarIndex; 3] = [Self::First, Self::Second, Self::Third];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn number(self) -> u8 {
+        self as u8 + 1
+    }
+}
+
+impl TryFrom<u8> for PillarIndex {
+    type Error = String;
+
+    fn try_from(value: u8) -> Result<Self, Self::Error> {
+        match value {
+            1 => Ok(Self::First),
+            2 => Ok(Self::Second),
+            3 => Ok(Self::Third),
+            _ => Err(format!("a floor has pillars 1, 2 and 3, not {value}")),
+        }
+    }
+}
+
+impl From<PillarIndex> for u8 {
+    fn from(pillar: PillarIndex) -> u8 {
+        pillar.number()
+    }
+}
+
+impl fmt::Display for PillarIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pillar {}", self.number())
+    }
+}
+
+/// The six spells of a spellbook; the space of each spell is the die value that earns it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
+pub enum SpellId {
+    Manipulation,
+    Change,
+    Flip,
+    Metamorphosis,
+    Exchange,
+    Permutation,
+}
+
+impl SpellId {
+    pub const ALL: [SpellId; 6] = [
+        Self::Manipulation,
+        Self::Change,
+        Self::Flip,
+        Self::Metamorphosis,
+        Self::Exchange,
+        Self::Permutation,
+    ];
+
+    /// The spellbook space earned by a die showing `value`.
+    pub fn for_value(value: DieValue) -> Self {
+        Self::ALL[usize::from(value.get() - 1)]
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn number(self) -> u8 {
+        self as u8 + 1
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Manipulation => "Manipulation",
+            Self::Change => "Change",
+            Self::Flip => "Flip",
+            Self::Metamorphosis => "Metamorphosis",
+            Self::Exchange => "Exchange",
+            Self::Permutation => "Permutation",
+        }
+    }
+
+    /// What the spell does, in the words of RULINGS.md.
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::Manipulation => {
+                "cast any other spell of your spellbook, even one with no meeple on it"
+            }
+            Self::Change => {
+                "add 1 to or take 1 from the value of the die you place (no wrap: 1 stays above 0, 6 below 7)"
+            }
+            Self::Flip => "turn one rolled die on the table to its opposite face",
+            Self::Metamorphosis => {
+                "the die you place counts as another colour of your choice for this placement"
+            }
+            Self::Exchange => "swap a rolled die on the table with a die in the mana pool",
+            Self::Permutation => {
+                "swap a rolled die on the table with a die on the top floor of the central tower"
+            }
+        }
+    }
+}
+
+impl TryFrom<u8> for SpellId {
+    type Error = String;
+
+    fn try_from(value: u8) -> Result<Self, Self::Error> {
+        DieValue::new(value)
+            .map(Self::for_value)
+            .ok_or_else(|| format!("a spellbook has spaces 1 to 6, not {value}"))
+    }
+}
+
+impl From<SpellId> for u8 {
+    fn from(spell: SpellId) -> u8 {
+        spell.number()
+    }
+}
+
+impl fmt::Display for SpellId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (spell {})", self.name(), self.number())
+    }
+}
+
+/// How many dice of each colour: the bag's content, or a count of dice anywhere.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DiceCount([u8; 4]);
+
+impl DiceCount {
+    /// The full box: ten dice of each colour.
+    pub fn full() -> Self {
+        Self([DICE_PER_COLOR; 4])
+    }
+
+    pub fn get(&self, color: DieColor) -> u8 {
+        self.0[color.index()]
+    }
+
+    pub fn add(&mut self, color: DieColor) {
+        self.0[color.index()] += 1;
+    }
+
+    /// Takes one die of `color` out; `false` if there is none.
+    pub fn take(&mut self, color: DieColor) -> bool {
+        let count = &mut self.0[color.index()];
+        if *count == 0 {
+            return false;
+        }
+        *count -= 1;
+        true
+    }
+
+    pub fn total(&self) -> u32 {
+        self.0.iter().map(|&n| u32::from(n)).sum()
+    }
+
+    pub fn count_dice<'a>(dice: impl IntoIterator<Item = &'a Die>) -> Self {
+        let mut count = Self::default();
+        for die in dice {
+            count.add(die.color);
+        }
+        count
+    }
+}
+
+/// What fills a pillar: a die with the meeple placed beside it, a meeple alone (placed by an
+/// extra-meeple bonus), or a die alone (a finished tower whose meeples went home).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Pillar {
+    #[serde(default)]
+    pub die: Option<Die>,
+    #[serde(default)]
+    pub meeple: Option<Meeple>,
+}
+
+impl Pillar {
+    pub fn is_empty(&self) -> bool {
+        self.die.is_none() && self.meeple.is_none()
+    }
+}
+
+impl fmt::Display for Pillar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.die, self.meeple) {
+            (Some(die), Some(meeple)) => write!(f, "the {die} with {meeple}"),
+            (Some(die), None) => write!(f, "the {die}"),
+            (None, Some(meeple)) => write!(f, "{meeple} alone"),
+            (None, None) => f.write_str("nothing"),
+        }
+    }
+}

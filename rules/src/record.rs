@@ -1,0 +1,230 @@
+//! The set-up of a game (untrusted until started) and the game record file: set-up plus the
+//! ordered actions. Replaying a record gives the same states, events and score every time.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::Action;
+use crate::components::PlayerColor;
+use crate::event::Event;
+use crate::format::{FormatError, check_header, parse_json};
+use crate::state::GameState;
+use crate::tiles::{Tile, TileCatalogue};
+use crate::violation::Violation;
+
+/// A tile named by its catalogue id, or written out in full.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TileRef {
+    Id(String),
+    Tile(Arc<Tile>),
+}
+
+/// The four starting tiles: three outer towers and the central tower.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartingTowers {
+    pub a: TileRef,
+    pub b: TileRef,
+    pub c: TileRef,
+    pub central: TileRef,
+}
+
+/// How a game starts. Untrusted: [`GameSetup::start`] checks it and lists every problem.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSetup {
+    /// Players in clockwise seating order.
+    pub players: Vec<PlayerColor>,
+    pub first_player: PlayerColor,
+    pub towers: StartingTowers,
+    /// The floor stack, the next tile first.
+    pub floor_stack: Vec<TileRef>,
+}
+
+/// Everything wrong with a set-up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the set-up has problems:\n{}", .0.join("\n"))]
+pub struct SetupError(pub Vec<String>);
+
+impl GameSetup {
+    /// Checks the set-up and starts the game; tile ids are looked up in `catalogue`.
+    pub fn start(&self, catalogue: &TileCatalogue) -> Result<GameState, SetupError> {
+        let mut problems = Vec::new();
+        if !(2..=4).contains(&self.players.len()) {
+            problems.push(format!(
+                "setup.players: a game has 2 to 4 players, the set-up lists {}",
+                self.players.len()
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for (i, player) in self.players.iter().enumerate() {
+            if !seen.insert(*player) {
+                problems.push(format!("setup.players[{i}]: {player} is listed twice"));
+            }
+        }
+        if !self.players.contains(&self.first_player) {
+            problems.push(format!(
+                "setup.first_player: {} is not one of the players",
+                self.first_player
+            ));
+        }
+        let mut resolve = |place: String, tile: &TileRef| -> Option<Arc<Tile>> {
+            match tile {
+                TileRef::Tile(tile) => Some(tile.clone()),
+                TileRef::Id(id) => {
+                    let found = catalogue.get(id).cloned();
+                    if found.is_none() {
+                        problems.push(format!("{place}: no tile \"{id}\" in the tile catalogue"));
+                    }
+                    found
+                }
+            }
+        };
+        let towers = [
+            resolve("setup.towers.a".into(), &self.towers.a),
+            resolve("setup.towers.b".into(), &self.towers.b),
+            resolve("setup.towers.c".into(), &self.towers.c),
+            resolve("setup.towers.central".into(), &self.towers.central),
+        ];
+        let stack: Vec<Option<Arc<Tile>>> = self
+            .floor_stack
+            .iter()
+            .enumerate()
+            .map(|(i, tile)| resolve(format!("setup.floor_stack[{i}]"), tile))
+            .collect();
+        let mut ids = BTreeSet::new();
+        for tile in towers.iter().chain(&stack).flatten() {
+            if !ids.insert(tile.id.clone()) {
+                problems.push(format!(
+                    "setup: the tile \"{}\" is used twice; each printed tile exists once",
+                    tile.id
+                ));
+            }
+        }
+        let [Some(a), Some(b), Some(c), Some(central)] = towers else {
+            return Err(SetupError(problems));
+        };
+        if !problems.is_empty() {
+            return Err(SetupError(problems));
+        }
+        Ok(GameState::new(
+            &self.players,
+            self.first_player,
+            [a, b, c, central],
+            stack.into_iter().flatten().collect(),
+        ))
+    }
+
+    /// A set-up with every tile written out in full, so the record no longer needs the
+    /// catalogue it was made with.
+    pub fn resolved(&self, catalogue: &TileCatalogue) -> Self {
+        let full = |tile: &TileRef| match tile {
+            TileRef::Id(id) => catalogue
+                .get(id)
+                .map_or_else(|| tile.clone(), |t| TileRef::Tile(t.clone())),
+            TileRef::Tile(_) => tile.clone(),
+        };
+        Self {
+            players: self.players.clone(),
+            first_player: self.first_player,
+            towers: StartingTowers {
+                a: full(&self.towers.a),
+                b: full(&self.towers.b),
+                c: full(&self.towers.c),
+                central: full(&self.towers.central),
+            },
+            floor_stack: self.floor_stack.iter().map(full).collect(),
+        }
+    }
+}
+
+const RECORD_FORMAT: &str = "tablesight-game";
+const RECORD_VERSION: u32 = 1;
+
+/// A game record file: set-up plus every action in order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub format: String,
+    pub version: u32,
+    pub setup: GameSetup,
+    pub actions: Vec<Action>,
+}
+
+/// Why a record cannot be replayed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    #[error("{}", .0.join("\n"))]
+    Header(Vec<String>),
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error("actions[{index}] ({action}) is illegal: {violation}")]
+    Illegal {
+        index: usize,
+        action: Action,
+        violation: Violation,
+    },
+}
+
+/// A replayed game: the events of each action, in order, and the final state.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    pub events: Vec<(usize, Vec<Event>)>,
+    pub state: GameState,
+}
+
+impl GameRecord {
+    pub fn new(setup: GameSetup) -> Self {
+        Self {
+            format: RECORD_FORMAT.to_owned(),
+            version: RECORD_VERSION,
+            setup,
+            actions: Vec::new(),
+        }
+    }
+
+    pub fn from_json(json: &str) -> Result<Self, RecordError> {
+        let record: GameRecord = parse_json(json)?;
+        let mut problems = Vec::new();
+        check_header(
+            &record.format,
+            record.version,
+            RECORD_FORMAT,
+            RECORD_VERSION,
+            &mut problems,
+        );
+        if problems.is_empty() {
+            Ok(record)
+        } else {
+            Err(RecordError::Header(problems))
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Plays every action from the set-up, stopping at the first illegal one.
+    pub fn replay(&self, catalogue: &TileCatalogue) -> Result<Replay, RecordError> {
+        let mut state = self.setup.start(catalogue)?;
+        let mut events = Vec::with_capacity(self.actions.len());
+        for (index, action) in self.actions.iter().enumerate() {
+            match state.play_with_events(action) {
+                Ok((next, happened)) => {
+                    state = next;
+                    events.push((index, happened));
+                }
+                Err(illegal) => {
+                    return Err(RecordError::Illegal {
+                        index,
+                        action: action.clone(),
+                        violation: illegal.violation,
+                    });
+                }
+            }
+        }
+        Ok(Replay { events, state })
+    }
+}

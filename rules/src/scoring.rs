@@ -1,0 +1,449 @@
+//! Influence, floor majorities, end-of-game scoring and the tie-breakers, each returning a
+//! breakdown that says who scored what, where and why.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::components::{Meeple, PillarIndex, PlayerColor, TowerId};
+use crate::snapshot::Table;
+use crate::tiles::PillarBonus;
+
+/// Prestige for the first place, the second place, and each player of a tie.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PointsTable {
+    pub first: u32,
+    pub second: u32,
+    pub tie: u32,
+}
+
+/// A completed outer floor (the magic council on the mana pool board).
+pub const OUTER_FLOOR: PointsTable = PointsTable {
+    first: 6,
+    second: 4,
+    tie: 3,
+};
+/// A completed floor of the central tower.
+pub const CENTRAL_FLOOR: PointsTable = PointsTable {
+    first: 3,
+    second: 2,
+    tie: 1,
+};
+/// An incomplete top floor at the end of the game, outer or central alike.
+pub const END_GAME_FLOOR: PointsTable = PointsTable {
+    first: 3,
+    second: 2,
+    tie: 1,
+};
+
+/// Where a player finished in a floor's majority.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placing {
+    First,
+    TiedFirst,
+    Second,
+    TiedSecond,
+    /// Had influence but was neither first nor second (or second behind a tie for first).
+    Unplaced,
+}
+
+impl fmt::Display for Placing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::First => "first",
+            Self::TiedFirst => "tied first",
+            Self::Second => "second",
+            Self::TiedSecond => "tied second",
+            Self::Unplaced => "not placed",
+        })
+    }
+}
+
+/// One player's result in one floor's majority.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Award {
+    pub player: PlayerColor,
+    pub influence: u8,
+    pub placing: Placing,
+    pub points: u32,
+}
+
+/// Influence per player: apprentice 1, master 2. Players without a meeple are absent.
+pub fn influence(meeples: impl IntoIterator<Item = Meeple>) -> BTreeMap<PlayerColor, u8> {
+    let mut influence = BTreeMap::new();
+    for meeple in meeples {
+        *influence.entry(meeple.player).or_insert(0) += meeple.rank.influence();
+    }
+    influence
+}
+
+/// Ranks the players by influence and awards `table` (RULINGS.md, Completing and scoring a
+/// floor): a tie for first shares the tie value and leaves no second place; a tie for second
+/// shares the tie value. Players with no influence are not listed.
+pub fn award(influence: &BTreeMap<PlayerColor, u8>, table: PointsTable) -> Vec<Award> {
+    let mut ranked: Vec<(PlayerColor, u8)> = influence
+        .iter()
+        .filter(|&(_, &n)| n > 0)
+        .map(|(&p, &n)| (p, n))
+        .collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let Some(&(_, best)) = ranked.first() else {
+        return Vec::new();
+    };
+    let firsts = ranked.iter().filter(|(_, n)| *n == best).count();
+    let second_best = ranked.get(firsts).map(|&(_, n)| n);
+    let seconds = ranked
+        .iter()
+        .filter(|(_, n)| Some(*n) == second_best)
+        .count();
+    ranked
+        .into_iter()
+        .map(|(player, n)| {
+            let (placing, points) = if n == best && firsts > 1 {
+                (Placing::TiedFirst, table.tie)
+            } else if n == best {
+                (Placing::First, table.first)
+            } else if firsts == 1 && Some(n) == second_best && seconds > 1 {
+                (Placing::TiedSecond, table.tie)
+            } else if firsts == 1 && Some(n) == second_best {
+                (Placing::Second, table.second)
+            } else {
+                (Placing::Unplaced, 0)
+            };
+            Award {
+                player,
+                influence: n,
+                placing,
+                points,
+            }
+        })
+        .collect()
+}
+
+/// Why a player gained prestige.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum ScoreReason {
+    /// The bonus of the pillar a die was placed on.
+    Pillar {
+        tower: TowerId,
+        pillar: PillarIndex,
+        bonus: PillarBonus,
+        level: u8,
+    },
+    /// The majority of a completed floor.
+    Floor {
+        tower: TowerId,
+        level: u8,
+        influence: u8,
+        placing: Placing,
+    },
+    /// The majority of an incomplete top floor at the end of the game.
+    EndGameFloor {
+        tower: TowerId,
+        level: u8,
+        influence: u8,
+        placing: Placing,
+    },
+    /// One prestige per meeple on the spellbook at the end of the game.
+    Spellbook { meeples: u8 },
+}
+
+/// One line of the score ledger.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScoreEntry {
+    pub player: PlayerColor,
+    pub points: u32,
+    /// The round in which it was scored.
+    pub round: u8,
+    pub reason: ScoreReason,
+}
+
+impl fmt::Display for ScoreEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} +{}: ", self.player, self.points)?;
+        match &self.reason {
+            ScoreReason::Pillar {
+                tower,
+                pillar,
+                bonus,
+                level,
+            } => write!(f, "{bonus} bonus of {pillar} of {tower} (level {level})"),
+            ScoreReason::Floor {
+                tower,
+                level,
+                influence,
+                placing,
+            } => write!(
+                f,
+                "{placing} with influence {influence} on completed floor {level} of {tower}"
+            ),
+            ScoreReason::EndGameFloor {
+                tower,
+                level,
+                influence,
+                placing,
+            } => write!(
+                f,
+                "{placing} with influence {influence} on the unfinished floor {level} of {tower}"
+            ),
+            ScoreReason::Spellbook { meeples } => {
+                write!(f, "{meeples} meeple(s) on the spellbook")
+            }
+        }
+    }
+}
+
+/// The awards of one floor as score entries.
+pub fn floor_entries(
+    awards: &[Award],
+    round: u8,
+    reason: impl Fn(&Award) -> ScoreReason,
+) -> Vec<ScoreEntry> {
+    awards
+        .iter()
+        .filter(|a| a.points > 0)
+        .map(|a| ScoreEntry {
+            player: a.player,
+            points: a.points,
+            round,
+            reason: reason(a),
+        })
+        .collect()
+}
+
+/// Which rule decided the winner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecidedBy {
+    /// One player has the most prestige.
+    Prestige,
+    /// Tied on prestige; most meeples on the spellbook.
+    Spellbook,
+    /// Still tied; most meeples on the top floors of the four towers.
+    TopFloors,
+    /// Still tied: all tied players win.
+    SharedVictory,
+}
+
+impl fmt::Display for DecidedBy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Prestige => "most prestige",
+            Self::Spellbook => "tie on prestige broken by most meeples on the spellbook",
+            Self::TopFloors => {
+                "tie on prestige and spellbook broken by most meeples on the top floors"
+            }
+            Self::SharedVictory => "tied on prestige, spellbook and top floors: a shared victory",
+        })
+    }
+}
+
+/// One player's line of the final tally.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Standing {
+    pub player: PlayerColor,
+    /// Prestige earned during play.
+    pub during_play: u32,
+    /// Prestige from unfinished floors and the spellbook.
+    pub end_of_game: u32,
+    pub total: u32,
+    pub spellbook_meeples: u8,
+    pub top_floor_meeples: u8,
+}
+
+/// The end-of-game tally: the entries it adds, each player's standing (best first), the
+/// winners and the rule that decided them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FinalScore {
+    pub entries: Vec<ScoreEntry>,
+    pub standings: Vec<Standing>,
+    pub totals: BTreeMap<PlayerColor, u32>,
+    pub winners: Vec<PlayerColor>,
+    pub decided_by: DecidedBy,
+}
+
+/// Applies end-of-game scoring (RULINGS.md, End of the game) to a table.
+pub fn final_score(table: &Table, round: u8) -> FinalScore {
+    let mut entries = Vec::new();
+    for tower in TowerId::ALL {
+        let top = table.tower(tower);
+        if top.is_full() {
+            continue;
+        }
+        let awards = award(&influence(top.meeples()), END_GAME_FLOOR);
+        entries.extend(floor_entries(&awards, round, |a| {
+            ScoreReason::EndGameFloor {
+                tower,
+                level: top.level,
+                influence: a.influence,
+                placing: a.placing,
+            }
+        }));
+    }
+    for &player in &table.players {
+        let meeples = table.spellbook_meeples(player);
+        if meeples > 0 {
+            entries.push(ScoreEntry {
+                player,
+                points: u32::from(meeples),
+                round,
+                reason: ScoreReason::Spellbook { meeples },
+            });
+        }
+    }
+    let mut standings: Vec<Standing> = table
+        .players
+        .iter()
+        .map(|&player| {
+            let during_play = table.prestige(player);
+            let end_of_game = entries
+                .iter()
+                .filter(|e| e.player == player)
+                .map(|e| e.points)
+                .sum();
+            Standing {
+                player,
+                during_play,
+                end_of_game,
+                total: during_play + end_of_game,
+                spellbook_meeples: table.spellbook_meeples(player),
+                top_floor_meeples: table.top_floor_meeples(player),
+            }
+        })
+        .collect();
+    let key = |s: &Standing| (s.total, s.spellbook_meeples, s.top_floor_meeples);
+    standings.sort_by(|a, b| key(b).cmp(&key(a)).then(a.player.cmp(&b.player)));
+    let winners: Vec<PlayerColor> = standings
+        .iter()
+        .filter(|s| standings.first().is_some_and(|best| key(s) == key(best)))
+        .map(|s| s.player)
+        .collect();
+    let decided_by = decided_by(&standings);
+    let totals = standings.iter().map(|s| (s.player, s.total)).collect();
+    FinalScore {
+        entries,
+        standings,
+        totals,
+        winners,
+        decided_by,
+    }
+}
+
+/// Which tie-breaker separated the first of `standings` (sorted best first) from the rest.
+fn decided_by(standings: &[Standing]) -> DecidedBy {
+    let Some(best) = standings.first() else {
+        return DecidedBy::SharedVictory;
+    };
+    let tied: Vec<&Standing> = standings.iter().filter(|s| s.total == best.total).collect();
+    if tied.len() == 1 {
+        return DecidedBy::Prestige;
+    }
+    let tied: Vec<&&Standing> = tied
+        .iter()
+        .filter(|s| s.spellbook_meeples == best.spellbook_meeples)
+        .collect();
+    if tied.len() == 1 {
+        return DecidedBy::Spellbook;
+    }
+    if tied
+        .iter()
+        .filter(|s| s.top_floor_meeples == best.top_floor_meeples)
+        .count()
+        == 1
+    {
+        return DecidedBy::TopFloors;
+    }
+    DecidedBy::SharedVictory
+}
+
+impl fmt::Display for FinalScore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "End-of-game scoring:")?;
+        if self.entries.is_empty() {
+            writeln!(
+                f,
+                "  (no unfinished floor with meeples, no spellbook meeples)"
+            )?;
+        }
+        for entry in &self.entries {
+            writeln!(f, "  {entry}")?;
+        }
+        writeln!(
+            f,
+            "{:<8} {:>11} {:>11} {:>6} {:>10} {:>11}",
+            "player", "during play", "end of game", "total", "spellbook", "top floors"
+        )?;
+        for s in &self.standings {
+            writeln!(
+                f,
+                "{:<8} {:>11} {:>11} {:>6} {:>10} {:>11}",
+                s.player.name(),
+                s.during_play,
+                s.end_of_game,
+                s.total,
+                s.spellbook_meeples,
+                s.top_floor_meeples
+            )?;
+        }
+        let names: Vec<&str> = self.winners.iter().map(|p| p.name()).collect();
+        write!(
+            f,
+            "Winner{}: {} ({})",
+            if names.len() > 1 { "s" } else { "" },
+            names.join(", "),
+            self.decided_by
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::components::Rank;
+    use PlayerColor::*;
+
+    fn meeples(list: &[(PlayerColor, Rank)]) -> Vec<Meeple> {
+        list.iter()
+            .map(|&(player, rank)| Meeple { player, rank })
+            .collect()
+    }
+
+    fn points(list: &[(PlayerColor, Rank)], table: PointsTable) -> Vec<(PlayerColor, u32)> {
+        award(&influence(meeples(list)), table)
+            .into_iter()
+            .map(|a| (a.player, a.points))
+            .collect()
+    }
+
+    #[test]
+    fn a_player_alone_takes_first_only() {
+        let a = Rank::Apprentice;
+        assert_eq!(points(&[(Red, a), (Red, a)], OUTER_FLOOR), [(Red, 6)]);
+        assert_eq!(points(&[(Red, a)], CENTRAL_FLOOR), [(Red, 3)]);
+    }
+
+    #[test]
+    fn central_tie_for_second_shares_the_tie_value() {
+        let a = Rank::Apprentice;
+        let m = Rank::Master;
+        assert_eq!(
+            points(&[(Green, m), (Red, a), (Blue, a)], CENTRAL_FLOOR),
+            [(Green, 3), (Blue, 1), (Red, 1)]
+        );
+    }
+
+    #[test]
+    fn third_place_scores_nothing() {
+        let a = Rank::Apprentice;
+        let m = Rank::Master;
+        let awards = award(
+            &influence(meeples(&[(Green, m), (Green, a), (Red, m), (Blue, a)])),
+            OUTER_FLOOR,
+        );
+        let blue = awards.iter().find(|a| a.player == Blue).unwrap();
+        assert_eq!((blue.placing, blue.points), (Placing::Unplaced, 0));
+    }
+}

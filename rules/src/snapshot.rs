@@ -1,0 +1,498 @@
+//! The table as seen at one moment: the end-of-game snapshot file (untrusted), and the
+//! validated [`Table`] that end-of-game scoring works on.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::components::{
+    DICE_PER_COLOR, DiceCount, Die, DieColor, MEEPLES_PER_PLAYER, Meeple, Pillar, PlayerColor,
+    Rank, SpellId, TowerId,
+};
+use crate::format::{FormatError, parse_json};
+use crate::scoring::{FinalScore, final_score};
+use crate::state::{FLOOR_STACK_TILES, rounds_for};
+
+/// Outer (restriction side up) or central (any-colour side up).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TowerKind {
+    Outer,
+    Central,
+}
+
+/// One tower in a snapshot file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TowerSnapshot {
+    pub kind: TowerKind,
+    /// Floors completed below the top floor; the top floor's level is this plus one.
+    pub completed_floors: u8,
+    /// The three pillars of the top floor; `null` is an empty pillar.
+    pub top: Vec<Option<Pillar>>,
+}
+
+/// The end-of-game snapshot file, as written by a person, the app or the camera: nothing in
+/// it is trusted until [`TableSnapshot::validate`] turns it into a [`Table`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSnapshot {
+    pub players: Vec<PlayerColor>,
+    pub towers: Vec<TowerSnapshot>,
+    #[serde(default)]
+    pub spellbooks: BTreeMap<PlayerColor, Vec<SpellId>>,
+    pub prestige: BTreeMap<PlayerColor, u32>,
+    /// The mana pool, one die per finished round (optional).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mana_pool: Vec<Die>,
+    /// The round the snapshot was taken in (optional; the last round by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u8>,
+}
+
+/// Every problem found in a snapshot, each starting with its place in the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SnapshotError {
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    #[error("{}", .0.join("\n"))]
+    Invalid(Vec<String>),
+}
+
+/// The top floor of one tower.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TowerTop {
+    /// The level of the top floor (first floor = 1).
+    pub level: u8,
+    pub pillars: [Option<Pillar>; 3],
+}
+
+impl TowerTop {
+    pub fn is_full(&self) -> bool {
+        self.pillars.iter().all(Option::is_some)
+    }
+
+    pub fn meeples(&self) -> impl Iterator<Item = Meeple> + '_ {
+        self.pillars.iter().flatten().filter_map(|p| p.meeple)
+    }
+
+    pub fn dice(&self) -> impl Iterator<Item = Die> + '_ {
+        self.pillars.iter().flatten().filter_map(|p| p.die)
+    }
+}
+
+/// A validated table: what end-of-game scoring needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    pub players: Vec<PlayerColor>,
+    /// Indexed by [`TowerId::index`].
+    pub towers: [TowerTop; 4],
+    pub spellbooks: BTreeMap<PlayerColor, BTreeSet<SpellId>>,
+    pub prestige: BTreeMap<PlayerColor, u32>,
+    pub mana_pool: Vec<Die>,
+    pub round: u8,
+}
+
+impl Table {
+    pub fn tower(&self, id: TowerId) -> &TowerTop {
+        &self.towers[id.index()]
+    }
+
+    pub fn prestige(&self, player: PlayerColor) -> u32 {
+        self.prestige.get(&player).copied().unwrap_or(0)
+    }
+
+    pub fn spellbook_meeples(&self, player: PlayerColor) -> u8 {
+        self.spellbooks
+            .get(&player)
+            .map_or(0, |spells| u8::try_from(spells.len()).unwrap_or(u8::MAX))
+    }
+
+    /// Meeples of `player` on the top floors of the four towers (the second tie-breaker).
+    pub fn top_floor_meeples(&self, player: PlayerColor) -> u8 {
+        let count = self
+            .towers
+            .iter()
+            .flat_map(TowerTop::meeples)
+            .filter(|m| m.player == player)
+            .count();
+        u8::try_from(count).unwrap_or(u8::MAX)
+    }
+
+    /// End-of-game scoring: unfinished floors, spellbooks, totals and tie-breakers.
+    pub fn score(&self) -> FinalScore {
+        final_score(self, self.round)
+    }
+
+    /// The snapshot file of this table (towers A, B, C, then the central tower).
+    pub fn to_snapshot(&self) -> TableSnapshot {
+        TableSnapshot {
+            players: self.players.clone(),
+            towers: TowerId::ALL
+                .iter()
+                .map(|&id| {
+                    let top = self.tower(id);
+                    TowerSnapshot {
+                        kind: if id.is_central() {
+                            TowerKind::Central
+                        } else {
+                            TowerKind::Outer
+                        },
+                        completed_floors: top.level - 1,
+                        top: top.pillars.to_vec(),
+                    }
+                })
+                .collect(),
+            spellbooks: self
+                .spellbooks
+                .iter()
+                .map(|(&p, spells)| (p, spells.iter().copied().collect()))
+                .collect(),
+            prestige: self.prestige.clone(),
+            mana_pool: self.mana_pool.clone(),
+            round: Some(self.round),
+        }
+    }
+}
+
+impl TableSnapshot {
+    pub fn from_json(json: &str) -> Result<Self, SnapshotError> {
+        Ok(parse_json(json)?)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Checks the snapshot against the rules and the game's components, listing every
+    /// problem found, and returns the validated table.
+    pub fn validate(&self) -> Result<Table, SnapshotError> {
+        let mut problems = Vec::new();
+        let players = self.check_players(&mut problems);
+        let towers = self.check_towers(&players, &mut problems);
+        self.check_spellbooks_and_prestige(&players, &mut problems);
+        if let Some(towers) = &towers {
+            self.check_components(towers, &players, &mut problems);
+        }
+        let round = self.round.unwrap_or_else(|| rounds_for(self.players.len()));
+        match towers {
+            Some(towers) if problems.is_empty() => Ok(Table {
+                players: self.players.clone(),
+                towers,
+                spellbooks: self
+                    .spellbooks
+                    .iter()
+                    .map(|(&p, spells)| (p, spells.iter().copied().collect()))
+                    .collect(),
+                prestige: self.prestige.clone(),
+                mana_pool: self.mana_pool.clone(),
+                round,
+            }),
+            _ => Err(SnapshotError::Invalid(problems)),
+        }
+    }
+
+    fn check_players(&self, problems: &mut Vec<String>) -> BTreeSet<PlayerColor> {
+        if !(2..=4).contains(&self.players.len()) {
+            problems.push(format!(
+                "players: a game has 2 to 4 players, the file lists {}",
+                self.players.len()
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for (i, &player) in self.players.iter().enumerate() {
+            if !seen.insert(player) {
+                problems.push(format!("players[{i}]: {player} is listed twice"));
+            }
+        }
+        seen
+    }
+
+    /// Assigns the outer towers A, B, C in file order; `None` when the towers do not form
+    /// three outer towers and one central tower of three pillars each.
+    fn check_towers(
+        &self,
+        players: &BTreeSet<PlayerColor>,
+        problems: &mut Vec<String>,
+    ) -> Option<[TowerTop; 4]> {
+        let outer = self
+            .towers
+            .iter()
+            .filter(|t| t.kind == TowerKind::Outer)
+            .count();
+        let central = self.towers.len() - outer;
+        let shape_ok = outer == 3 && central == 1;
+        if !shape_ok {
+            problems.push(format!(
+                "towers: the table has exactly three outer towers and one central tower, the file lists {outer} outer and {central} central"
+            ));
+        }
+        let mut tops: Vec<(TowerKind, TowerTop)> = Vec::new();
+        let mut built_floors = 0u32;
+        for (i, tower) in self.towers.iter().enumerate() {
+            let place = format!("towers[{i}]");
+            built_floors += u32::from(tower.completed_floors);
+            if tower.top.len() != 3 {
+                problems.push(format!(
+                    "{place}.top: a floor has 3 pillars, the file lists {}",
+                    tower.top.len()
+                ));
+                continue;
+            }
+            let pillars: [Option<Pillar>; 3] =
+                [0, 1, 2].map(|j| tower.top[j].filter(|p| !p.is_empty()));
+            let full = pillars.iter().all(Option::is_some);
+            for (j, pillar) in pillars.iter().enumerate() {
+                let Some(pillar) = pillar else { continue };
+                if let Some(meeple) = pillar.meeple
+                    && !players.contains(&meeple.player)
+                {
+                    problems.push(format!(
+                        "{place}.top[{j}].meeple: {} is not playing in this game",
+                        meeple.player
+                    ));
+                }
+                if pillar.die.is_some() && pillar.meeple.is_none() && !full {
+                    problems.push(format!(
+                        "{place}.top[{j}]: the {} stands without a meeple; a die is always placed together with a meeple",
+                        pillar.die.map(|d| d.to_string()).unwrap_or_default()
+                    ));
+                }
+            }
+            if full
+                && pillars
+                    .iter()
+                    .flatten()
+                    .any(|p| p.die.is_some() && p.meeple.is_some())
+            {
+                problems.push(format!(
+                    "{place}.top: the floor is full but meeples still stand beside dice; a full floor is scored at once and those meeples go back to their owners"
+                ));
+            }
+            tops.push((
+                tower.kind,
+                TowerTop {
+                    level: tower.completed_floors.saturating_add(1),
+                    pillars,
+                },
+            ));
+        }
+        if built_floors > u32::from(FLOOR_STACK_TILES) {
+            problems.push(format!(
+                "towers: the towers list {built_floors} completed floors, but the floor stack holds only {FLOOR_STACK_TILES} tiles to build on them"
+            ));
+        }
+        if !shape_ok || tops.len() != 4 {
+            return None;
+        }
+        let mut outer_tops = tops
+            .iter()
+            .filter(|(k, _)| *k == TowerKind::Outer)
+            .map(|(_, t)| t.clone());
+        let central_top = tops
+            .iter()
+            .find(|(k, _)| *k == TowerKind::Central)
+            .map(|(_, t)| t.clone())?;
+        Some([
+            outer_tops.next()?,
+            outer_tops.next()?,
+            outer_tops.next()?,
+            central_top,
+        ])
+    }
+
+    fn check_spellbooks_and_prestige(
+        &self,
+        players: &BTreeSet<PlayerColor>,
+        problems: &mut Vec<String>,
+    ) {
+        for (player, spells) in &self.spellbooks {
+            let place = format!("spellbooks.{}", player.name().to_lowercase());
+            if !players.contains(player) {
+                problems.push(format!("{place}: {player} is not playing in this game"));
+            }
+            let mut seen = BTreeSet::new();
+            for spell in spells {
+                if !seen.insert(spell) {
+                    problems.push(format!(
+                        "{place}: space {} is listed twice; each spell holds one meeple at most",
+                        spell.number()
+                    ));
+                }
+            }
+        }
+        for player in players {
+            if !self.prestige.contains_key(player) {
+                problems.push(format!(
+                    "prestige: {player}'s prestige is missing (write 0 if they earned none)"
+                ));
+            }
+        }
+        for player in self.prestige.keys() {
+            if !players.contains(player) {
+                problems.push(format!(
+                    "prestige.{}: {player} is not playing in this game",
+                    player.name().to_lowercase()
+                ));
+            }
+        }
+    }
+
+    /// Conservation: no more meeples or dice than the box holds.
+    fn check_components(
+        &self,
+        towers: &[TowerTop; 4],
+        players: &BTreeSet<PlayerColor>,
+        problems: &mut Vec<String>,
+    ) {
+        for &player in players {
+            let on_towers: Vec<Meeple> = towers
+                .iter()
+                .flat_map(TowerTop::meeples)
+                .filter(|m| m.player == player)
+                .collect();
+            let masters = on_towers.iter().filter(|m| m.rank == Rank::Master).count();
+            if masters > 1 {
+                problems.push(format!(
+                    "towers: {player} has {masters} masters on the towers; each player has one master"
+                ));
+            }
+            let in_book = self.spellbooks.get(&player).map_or(0, Vec::len);
+            let total = on_towers.len() + in_book;
+            if total > usize::from(MEEPLES_PER_PLAYER) {
+                problems.push(format!(
+                    "{player} has {total} meeples on the towers and the spellbook; each player has {MEEPLES_PER_PLAYER}"
+                ));
+            }
+        }
+        let dice = DiceCount::count_dice(
+            towers
+                .iter()
+                .flat_map(|t| t.pillars.iter().flatten().filter_map(|p| p.die.as_ref()))
+                .chain(&self.mana_pool),
+        );
+        for color in DieColor::ALL {
+            if dice.get(color) > DICE_PER_COLOR {
+                problems.push(format!(
+                    "{} {color} dice are on the table; the game has {DICE_PER_COLOR} of each colour",
+                    dice.get(color)
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = r#"{
+      "players": ["red", "green", "blue"],
+      "towers": [
+        { "kind": "outer", "completed_floors": 2,
+          "top": [ {"die": {"color": "yellow", "value": 2},
+                    "meeple": {"player": "red", "rank": "apprentice"}},
+                   {"die": null, "meeple": {"player": "green", "rank": "master"}},
+                   null ] },
+        { "kind": "outer", "completed_floors": 0, "top": [null, null, null] },
+        { "kind": "central", "completed_floors": 1, "top": [null, null, null] },
+        { "kind": "outer", "completed_floors": 1, "top": [null, null, null] }
+      ],
+      "spellbooks": { "red": [1, 4], "green": [], "blue": [6] },
+      "prestige": { "red": 21, "green": 18, "blue": 19 }
+    }"#;
+
+    #[test]
+    fn the_issue_example_scores() {
+        let table = TableSnapshot::from_json(EXAMPLE)
+            .unwrap()
+            .validate()
+            .unwrap();
+        let score = table.score();
+        // Green's master (2) beats Red's apprentice (1) on tower A: 3 and 2.
+        assert_eq!(score.totals[&PlayerColor::Red], 21 + 2 + 2);
+        assert_eq!(score.totals[&PlayerColor::Green], 18 + 3);
+        assert_eq!(score.totals[&PlayerColor::Blue], 19 + 1);
+        assert_eq!(score.winners, [PlayerColor::Red]);
+        assert_eq!(table.tower(TowerId::Central).level, 2);
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let table = TableSnapshot::from_json(EXAMPLE)
+            .unwrap()
+            .validate()
+            .unwrap();
+        let again = TableSnapshot::from_json(&table.to_snapshot().to_json())
+            .unwrap()
+            .validate()
+            .unwrap();
+        assert_eq!(table, again);
+    }
+
+    #[test]
+    fn every_problem_is_listed() {
+        let json = r#"{
+          "players": ["red", "green", "red"],
+          "towers": [
+            { "kind": "outer", "completed_floors": 0,
+              "top": [ {"die": {"color": "yellow", "value": 2}, "meeple": null},
+                       {"meeple": {"player": "blue", "rank": "master"}}, null ] },
+            { "kind": "outer", "completed_floors": 0,
+              "top": [ {"meeple": {"player": "red", "rank": "master"}},
+                       {"meeple": {"player": "red", "rank": "master"}}, null ] },
+            { "kind": "central", "completed_floors": 0, "top": [null, null] },
+            { "kind": "central", "completed_floors": 0, "top": [null, null, null] }
+          ],
+          "spellbooks": { "yellow": [2, 2] },
+          "prestige": { "red": 3 }
+        }"#;
+        let Err(SnapshotError::Invalid(problems)) =
+            TableSnapshot::from_json(json).unwrap().validate()
+        else {
+            panic!("an invalid snapshot was accepted");
+        };
+        let text = problems.join("\n");
+        for expected in [
+            "players[2]: Red is listed twice",
+            "exactly three outer towers and one central tower, the file lists 2 outer and 2 central",
+            "towers[0].top[0]: the yellow 2 stands without a meeple",
+            "towers[0].top[1].meeple: Blue is not playing",
+            "towers[2].top: a floor has 3 pillars, the file lists 2",
+            "spellbooks.yellow: Yellow is not playing",
+            "spellbooks.yellow: space 2 is listed twice",
+            "prestige: Green's prestige is missing",
+        ] {
+            assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+        }
+    }
+
+    #[test]
+    fn too_many_dice_and_masters_are_found() {
+        let mut snapshot = TableSnapshot::from_json(EXAMPLE).unwrap();
+        let yellow = Die::new(DieColor::Yellow, crate::components::DieValue::ALL[0]);
+        snapshot.mana_pool = vec![yellow; 10];
+        snapshot.towers[1].top[0] = Some(Pillar {
+            die: None,
+            meeple: Some(Meeple {
+                player: PlayerColor::Green,
+                rank: Rank::Master,
+            }),
+        });
+        let Err(SnapshotError::Invalid(problems)) = snapshot.validate() else {
+            panic!("11 yellow dice and two green masters were accepted");
+        };
+        let text = problems.join("\n");
+        assert!(text.contains("11 yellow dice"), "{text}");
+        assert!(text.contains("Green has 2 masters"), "{text}");
+    }
+
+    #[test]
+    fn an_unknown_colour_names_its_place() {
+        let json = EXAMPLE.replace("\"yellow\", \"value\": 2", "\"orange\", \"value\": 2");
+        let Err(SnapshotError::Format(error)) = TableSnapshot::from_json(&json) else {
+            panic!("an orange die was accepted");
+        };
+        assert!(error.path.starts_with("towers[0].top[0]"), "{error}");
+        assert!(error.to_string().contains("orange"), "{error}");
+        assert_eq!(error.line, 5);
+    }
+}

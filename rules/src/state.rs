@@ -1,0 +1,488 @@
+//! The validated state of a game in progress.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::components::{
+    APPRENTICES_PER_PLAYER, DICE_PER_COLOR, DiceCount, Die, DieColor, MEEPLES_PER_PLAYER, Meeple,
+    Pillar, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
+};
+use crate::scoring::{FinalScore, ScoreEntry};
+use crate::snapshot::{Table, TowerTop};
+use crate::tiles::PillarBonus;
+use crate::tiles::{Restriction, Tile};
+
+/// Tiles in the floor stack of a standard game (18 tiles, 4 of them start the towers).
+pub const FLOOR_STACK_TILES: u8 = 14;
+
+/// Rounds in a game: 9 with 3 players, 8 with 2 or 4.
+pub fn rounds_for(players: usize) -> u8 {
+    if players == 3 { 9 } else { 8 }
+}
+
+/// Dice rolled each round: 4 with 3 players, 5 with 2 or 4.
+pub fn dice_per_round(players: usize) -> usize {
+    if players == 3 { 4 } else { 5 }
+}
+
+/// Placements in a round: each player once, or twice each with 2 players.
+pub fn turns_per_round(players: usize) -> u8 {
+    if players == 2 {
+        4
+    } else {
+        u8::try_from(players).unwrap_or(u8::MAX)
+    }
+}
+
+/// A player's pieces and prestige.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerState {
+    pub color: PlayerColor,
+    /// Apprentices in the reserve.
+    pub apprentices: u8,
+    /// Whether the master is in the reserve.
+    pub master: bool,
+    /// The meeple on each spellbook space, indexed by [`SpellId::index`].
+    pub spellbook: [Option<Rank>; 6],
+    pub prestige: u32,
+}
+
+impl PlayerState {
+    fn new(color: PlayerColor) -> Self {
+        Self {
+            color,
+            apprentices: APPRENTICES_PER_PLAYER,
+            master: true,
+            spellbook: [None; 6],
+            prestige: 0,
+        }
+    }
+
+    pub fn has_in_reserve(&self, rank: Rank) -> bool {
+        match rank {
+            Rank::Apprentice => self.apprentices > 0,
+            Rank::Master => self.master,
+        }
+    }
+
+    pub fn reserve_is_empty(&self) -> bool {
+        self.apprentices == 0 && !self.master
+    }
+
+    /// The ranks available in the reserve.
+    pub fn reserve_ranks(&self) -> impl Iterator<Item = Rank> + '_ {
+        Rank::ALL.into_iter().filter(|&r| self.has_in_reserve(r))
+    }
+
+    pub fn reserve_count(&self) -> u8 {
+        self.apprentices + u8::from(self.master)
+    }
+
+    pub fn spell(&self, spell: SpellId) -> Option<Rank> {
+        self.spellbook[spell.index()]
+    }
+
+    pub fn spellbook_meeples(&self) -> u8 {
+        let count = self.spellbook.iter().flatten().count();
+        u8::try_from(count).unwrap_or(u8::MAX)
+    }
+
+    pub(crate) fn take(&mut self, rank: Rank) {
+        match rank {
+            Rank::Apprentice => self.apprentices = self.apprentices.saturating_sub(1),
+            Rank::Master => self.master = false,
+        }
+    }
+
+    pub(crate) fn give(&mut self, rank: Rank) {
+        match rank {
+            Rank::Apprentice => self.apprentices += 1,
+            Rank::Master => self.master = true,
+        }
+    }
+
+    fn meeple(&self, rank: Rank) -> Meeple {
+        Meeple {
+            player: self.color,
+            rank,
+        }
+    }
+}
+
+/// One tower: its level, its top floor and what lies buried below.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tower {
+    pub id: TowerId,
+    /// The level of the top floor (first floor = 1).
+    pub level: u8,
+    /// The tile of the top floor (the ceiling side B for the central tower).
+    pub tile: Arc<Tile>,
+    pub pillars: [Option<Pillar>; 3],
+    /// Completed with an empty floor stack: no new floor, no more dice.
+    pub finished: bool,
+    /// Meeples that stood alone on pillars of completed floors: lost for good.
+    pub foundation: Vec<Meeple>,
+    /// Dice of completed floors, under the floors above.
+    pub buried_dice: Vec<Die>,
+}
+
+impl Tower {
+    fn new(id: TowerId, tile: Arc<Tile>) -> Self {
+        Self {
+            id,
+            level: 1,
+            tile,
+            pillars: [None; 3],
+            finished: false,
+            foundation: Vec::new(),
+            buried_dice: Vec::new(),
+        }
+    }
+
+    /// The dice this floor accepts, or `None` for the central tower (any die).
+    pub fn restriction(&self) -> Option<&Restriction> {
+        (!self.id.is_central()).then_some(&self.tile.restriction)
+    }
+
+    pub fn bonus(&self, pillar: PillarIndex) -> PillarBonus {
+        if self.id.is_central() {
+            PillarBonus::CENTRAL
+        } else {
+            self.tile.bonus(pillar)
+        }
+    }
+
+    pub fn pillar(&self, pillar: PillarIndex) -> Option<&Pillar> {
+        self.pillars[pillar.index()].as_ref()
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.pillars.iter().all(Option::is_some)
+    }
+
+    /// The empty pillars, if the tower still takes dice.
+    pub fn open_pillars(&self) -> impl Iterator<Item = PillarIndex> + '_ {
+        PillarIndex::ALL
+            .into_iter()
+            .filter(|&p| !self.finished && self.pillars[p.index()].is_none())
+    }
+
+    pub fn dice(&self) -> impl Iterator<Item = Die> + '_ {
+        self.pillars.iter().flatten().filter_map(|p| p.die)
+    }
+
+    pub fn meeples(&self) -> impl Iterator<Item = Meeple> + '_ {
+        self.pillars.iter().flatten().filter_map(|p| p.meeple)
+    }
+}
+
+/// A placement made this turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placement {
+    pub die: Die,
+    pub tower: TowerId,
+    pub pillar: PillarIndex,
+}
+
+/// A bonus waiting for the player's choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingBonus {
+    /// [`PillarBonus::ExtraMeeple`] or [`PillarBonus::Spell`].
+    pub bonus: PillarBonus,
+    /// The tower where the die was placed.
+    pub tower: TowerId,
+    /// The spellbook space the bonus can fill (the placed die's value).
+    pub spell: SpellId,
+}
+
+/// The state of the current turn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    pub player: PlayerColor,
+    pub placed: Option<Placement>,
+    pub pending: Option<PendingBonus>,
+    /// Towers completed this turn and not yet scored, in the order they were completed.
+    pub completed: Vec<TowerId>,
+    /// The Change spells cast for the next placement (+1 or -1 each).
+    pub change: i8,
+    /// The colour Metamorphosis gives the next placement.
+    pub metamorphosis: Option<DieColor>,
+}
+
+impl Turn {
+    pub(crate) fn new(player: PlayerColor) -> Self {
+        Self {
+            player,
+            placed: None,
+            pending: None,
+            completed: Vec::new(),
+            change: 0,
+            metamorphosis: None,
+        }
+    }
+}
+
+/// Where the game stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Phase {
+    /// The round's dice are to be rolled.
+    Roll,
+    Turn(Turn),
+    Over(Box<FinalScore>),
+}
+
+/// A valid game in progress. The only ways to get one are [`crate::GameSetup::start`] and
+/// [`GameState::play`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameState {
+    pub(crate) players: Vec<PlayerState>,
+    pub(crate) rounds: u8,
+    pub(crate) round: u8,
+    /// Seat of this round's first player in `players`.
+    pub(crate) first_seat: usize,
+    /// Turns played this round.
+    pub(crate) turn_in_round: u8,
+    pub(crate) phase: Phase,
+    pub(crate) bag: DiceCount,
+    pub(crate) roll: Vec<Die>,
+    pub(crate) mana_pool: Vec<Die>,
+    pub(crate) towers: [Tower; 4],
+    /// The floor stack; the next tile is the last element.
+    pub(crate) stack: Vec<Arc<Tile>>,
+    pub(crate) ledger: Vec<ScoreEntry>,
+}
+
+impl GameState {
+    pub(crate) fn new(
+        players: &[PlayerColor],
+        first_player: PlayerColor,
+        towers: [Arc<Tile>; 4],
+        stack_top_first: Vec<Arc<Tile>>,
+    ) -> Self {
+        let first_seat = players.iter().position(|&p| p == first_player).unwrap_or(0);
+        let [a, b, c, central] = towers;
+        let mut stack = stack_top_first;
+        stack.reverse();
+        Self {
+            players: players.iter().map(|&p| PlayerState::new(p)).collect(),
+            rounds: rounds_for(players.len()),
+            round: 1,
+            first_seat,
+            turn_in_round: 0,
+            phase: Phase::Roll,
+            bag: DiceCount::full(),
+            roll: Vec::new(),
+            mana_pool: Vec::new(),
+            towers: [
+                Tower::new(TowerId::A, a),
+                Tower::new(TowerId::B, b),
+                Tower::new(TowerId::C, c),
+                Tower::new(TowerId::Central, central),
+            ],
+            stack,
+            ledger: Vec::new(),
+        }
+    }
+
+    /// Players in seating order (clockwise).
+    pub fn players(&self) -> &[PlayerState] {
+        &self.players
+    }
+
+    pub fn player(&self, color: PlayerColor) -> Option<&PlayerState> {
+        self.players.iter().find(|p| p.color == color)
+    }
+
+    pub(crate) fn player_mut(&mut self, color: PlayerColor) -> &mut PlayerState {
+        let index = self
+            .players
+            .iter()
+            .position(|p| p.color == color)
+            .unwrap_or(0);
+        &mut self.players[index]
+    }
+
+    /// The current round, 1-based.
+    pub fn round(&self) -> u8 {
+        self.round
+    }
+
+    pub fn rounds(&self) -> u8 {
+        self.rounds
+    }
+
+    pub fn phase(&self) -> &Phase {
+        &self.phase
+    }
+
+    pub fn turn(&self) -> Option<&Turn> {
+        match &self.phase {
+            Phase::Turn(turn) => Some(turn),
+            _ => None,
+        }
+    }
+
+    /// The player whose turn it is (during the roll: the first player, who rolls).
+    pub fn current_player(&self) -> Option<PlayerColor> {
+        match &self.phase {
+            Phase::Roll => Some(self.first_player()),
+            Phase::Turn(turn) => Some(turn.player),
+            Phase::Over(_) => None,
+        }
+    }
+
+    pub fn first_player(&self) -> PlayerColor {
+        self.players[self.first_seat].color
+    }
+
+    pub fn is_over(&self) -> bool {
+        matches!(self.phase, Phase::Over(_))
+    }
+
+    /// The end-of-game tally, once the game is over.
+    pub fn final_score(&self) -> Option<&FinalScore> {
+        match &self.phase {
+            Phase::Over(score) => Some(score),
+            _ => None,
+        }
+    }
+
+    /// Whether the round's dice must be rolled before anything else.
+    pub fn awaiting_roll(&self) -> bool {
+        matches!(self.phase, Phase::Roll)
+    }
+
+    pub fn dice_per_round(&self) -> usize {
+        dice_per_round(self.players.len())
+    }
+
+    pub fn bag(&self) -> DiceCount {
+        self.bag
+    }
+
+    /// The dice rolled this round and still on the table.
+    pub fn roll(&self) -> &[Die] {
+        &self.roll
+    }
+
+    pub fn mana_pool(&self) -> &[Die] {
+        &self.mana_pool
+    }
+
+    pub fn tower(&self, id: TowerId) -> &Tower {
+        &self.towers[id.index()]
+    }
+
+    pub(crate) fn tower_mut(&mut self, id: TowerId) -> &mut Tower {
+        &mut self.towers[id.index()]
+    }
+
+    pub fn towers(&self) -> &[Tower; 4] {
+        &self.towers
+    }
+
+    /// Tiles left in the floor stack, next first.
+    pub fn floor_stack(&self) -> impl Iterator<Item = &Arc<Tile>> {
+        self.stack.iter().rev()
+    }
+
+    /// Every prestige point scored so far, in order, with its reason.
+    pub fn ledger(&self) -> &[ScoreEntry] {
+        &self.ledger
+    }
+
+    /// The table as a validated snapshot (for end-of-game scoring and export).
+    pub fn table(&self) -> Table {
+        Table {
+            players: self.players.iter().map(|p| p.color).collect(),
+            towers: self.towers.clone().map(|t| TowerTop {
+                level: t.level,
+                pillars: t.pillars,
+            }),
+            spellbooks: self
+                .players
+                .iter()
+                .map(|p| {
+                    let spells = SpellId::ALL
+                        .into_iter()
+                        .filter(|&s| p.spell(s).is_some())
+                        .collect();
+                    (p.color, spells)
+                })
+                .collect(),
+            prestige: self.players.iter().map(|p| (p.color, p.prestige)).collect(),
+            mana_pool: self.mana_pool.clone(),
+            round: self.round.min(self.rounds),
+        }
+    }
+
+    /// Checks that every die and meeple is somewhere, once (RULINGS.md, Conservation).
+    /// Returns the problems found; empty when the state is sound.
+    pub fn conservation_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let mut dice = self.bag;
+        for die in self
+            .roll
+            .iter()
+            .chain(&self.mana_pool)
+            .chain(self.towers.iter().flat_map(|t| &t.buried_dice))
+        {
+            dice.add(die.color);
+        }
+        for die in self.towers.iter().flat_map(Tower::dice) {
+            dice.add(die.color);
+        }
+        for color in DieColor::ALL {
+            if dice.get(color) != DICE_PER_COLOR {
+                problems.push(format!(
+                    "{} {color} dice are accounted for instead of {DICE_PER_COLOR}",
+                    dice.get(color)
+                ));
+            }
+        }
+        let mut counts: BTreeMap<PlayerColor, (u8, u8)> = BTreeMap::new();
+        let mut count = |meeple: Meeple| {
+            let entry = counts.entry(meeple.player).or_insert((0, 0));
+            entry.0 += 1;
+            entry.1 += u8::from(meeple.rank == Rank::Master);
+        };
+        for player in &self.players {
+            for _ in 0..player.apprentices {
+                count(player.meeple(Rank::Apprentice));
+            }
+            if player.master {
+                count(player.meeple(Rank::Master));
+            }
+            for rank in player.spellbook.iter().flatten() {
+                count(player.meeple(*rank));
+            }
+        }
+        for tower in &self.towers {
+            tower.meeples().for_each(&mut count);
+            tower.foundation.iter().copied().for_each(&mut count);
+        }
+        for player in &self.players {
+            let (meeples, masters) = counts.get(&player.color).copied().unwrap_or((0, 0));
+            if meeples != MEEPLES_PER_PLAYER || masters != 1 {
+                problems.push(format!(
+                    "{} has {meeples} meeples ({masters} masters) instead of {MEEPLES_PER_PLAYER} (1 master)",
+                    player.color
+                ));
+            }
+        }
+        let finished_rounds = if self.is_over() {
+            self.rounds
+        } else {
+            self.round - 1
+        };
+        if self.mana_pool.len() != usize::from(finished_rounds) {
+            problems.push(format!(
+                "the mana pool holds {} dice after {finished_rounds} finished rounds",
+                self.mana_pool.len()
+            ));
+        }
+        problems
+    }
+}

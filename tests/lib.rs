@@ -1,0 +1,1 @@
+//! Helpers shared by the cross-crate tests of Tablesight.
