@@ -22,8 +22,11 @@ pub enum Event {
     },
     Placed {
         meeple: Meeple,
+        /// The die as it stands on the pillar.
         die: Die,
-        /// The die as the tower's restriction saw it, when a spell changed its colour.
+        /// The rolled die, when Change turned it to another face.
+        changed_from: Option<Die>,
+        /// The die as the tower's restriction saw it, when Metamorphosis recoloured it.
         counted_as: Option<Die>,
         tower: TowerId,
         pillar: PillarIndex,
@@ -101,15 +104,20 @@ impl fmt::Display for Event {
             Self::Placed {
                 meeple,
                 die,
+                changed_from,
                 counted_as,
                 tower,
                 pillar,
                 bonus,
             } => {
+                write!(f, "{} places the ", meeple.player)?;
+                match changed_from {
+                    Some(rolled) => write!(f, "{rolled} (turned to {} by Change)", die.value)?,
+                    None => write!(f, "{die}")?,
+                }
                 write!(
                     f,
-                    "{} places the {die} with {} on {pillar} of {tower}",
-                    meeple.player,
+                    " with {} on {pillar} of {tower}",
                     meeple.rank.with_article()
                 )?;
                 if let Some(counted) = counted_as {

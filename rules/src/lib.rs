@@ -8,6 +8,7 @@ mod action;
 mod components;
 mod event;
 mod format;
+mod notation;
 mod play;
 mod random;
 mod record;

@@ -620,6 +620,7 @@ impl GameState {
         events.push(Event::Placed {
             meeple,
             die: placed,
+            changed_from: (die != placed).then_some(die),
             counted_as: (counted != placed).then_some(counted),
             tower: tower_id,
             pillar,
