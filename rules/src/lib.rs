@@ -26,7 +26,7 @@ pub use components::{
 pub use event::Event;
 pub use format::FormatError;
 pub use random::{GameRng, random_game, rng_from_seed};
-pub use record::{GameRecord, GameSetup, RecordError, Replay, SetupError, StartingTowers, TileRef};
+pub use record::{GameRecord, GameSetup, RecordError, SetupError, StartingTowers, TileRef};
 pub use scoring::{
     Award, CENTRAL_FLOOR, DecidedBy, END_GAME_FLOOR, FinalScore, OUTER_FLOOR, Placing, PointsTable,
     ScoreEntry, ScoreReason, Standing, award, influence,

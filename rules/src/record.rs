@@ -168,13 +168,6 @@ pub enum RecordError {
     },
 }
 
-/// A replayed game: the events of each action, in order, and the final state.
-#[derive(Clone, Debug)]
-pub struct Replay {
-    pub events: Vec<(usize, Vec<Event>)>,
-    pub state: GameState,
-}
-
 impl GameRecord {
     pub fn new(setup: GameSetup) -> Self {
         Self {
@@ -206,15 +199,19 @@ impl GameRecord {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// Plays every action from the set-up, stopping at the first illegal one.
-    pub fn replay(&self, catalogue: &TileCatalogue) -> Result<Replay, RecordError> {
+    /// Plays every action from the set-up, stopping at the first illegal one. `on_step`
+    /// sees each action with the events it caused, as they happen.
+    pub fn replay(
+        &self,
+        catalogue: &TileCatalogue,
+        mut on_step: impl FnMut(usize, &Action, &[Event]),
+    ) -> Result<GameState, RecordError> {
         let mut state = self.setup.start(catalogue)?;
-        let mut events = Vec::with_capacity(self.actions.len());
         for (index, action) in self.actions.iter().enumerate() {
             match state.play_with_events(action) {
-                Ok((next, happened)) => {
+                Ok((next, events)) => {
+                    on_step(index, action, &events);
                     state = next;
-                    events.push((index, happened));
                 }
                 Err(illegal) => {
                     return Err(RecordError::Illegal {
@@ -225,6 +222,6 @@ impl GameRecord {
                 }
             }
         }
-        Ok(Replay { events, state })
+        Ok(state)
     }
 }

@@ -190,7 +190,8 @@ impl fmt::Display for ScoreEntry {
                 "{placing} with influence {influence} on the unfinished floor {level} of {tower}"
             ),
             ScoreReason::Spellbook { meeples } => {
-                write!(f, "{meeples} meeple(s) on the spellbook")
+                let plural = if *meeples == 1 { "" } else { "s" };
+                write!(f, "{meeples} meeple{plural} on the spellbook")
             }
         }
     }

@@ -167,11 +167,10 @@ impl TableSnapshot {
     pub fn validate(&self) -> Result<Table, SnapshotError> {
         let mut problems = Vec::new();
         let players = self.check_players(&mut problems);
-        let towers = self.check_towers(&players, &mut problems);
+        let tops = self.check_towers(&players, &mut problems);
         self.check_spellbooks_and_prestige(&players, &mut problems);
-        if let Some(towers) = &towers {
-            self.check_components(towers, &players, &mut problems);
-        }
+        self.check_components(&tops, &players, &mut problems);
+        let towers = arrange(tops);
         let round = self.round.unwrap_or_else(|| rounds_for(self.players.len()));
         match towers {
             Some(towers) if problems.is_empty() => Ok(Table {
@@ -206,21 +205,19 @@ impl TableSnapshot {
         seen
     }
 
-    /// Assigns the outer towers A, B, C in file order; `None` when the towers do not form
-    /// three outer towers and one central tower of three pillars each.
+    /// The top floor of each tower that has three pillars, with its kind.
     fn check_towers(
         &self,
         players: &BTreeSet<PlayerColor>,
         problems: &mut Vec<String>,
-    ) -> Option<[TowerTop; 4]> {
+    ) -> Vec<(TowerKind, TowerTop)> {
         let outer = self
             .towers
             .iter()
             .filter(|t| t.kind == TowerKind::Outer)
             .count();
         let central = self.towers.len() - outer;
-        let shape_ok = outer == 3 && central == 1;
-        if !shape_ok {
+        if outer != 3 || central != 1 {
             problems.push(format!(
                 "towers: the table has exactly three outer towers and one central tower, the file lists {outer} outer and {central} central"
             ));
@@ -280,23 +277,7 @@ impl TableSnapshot {
                 "towers: the towers list {built_floors} completed floors, but the floor stack holds only {FLOOR_STACK_TILES} tiles to build on them"
             ));
         }
-        if !shape_ok || tops.len() != 4 {
-            return None;
-        }
-        let mut outer_tops = tops
-            .iter()
-            .filter(|(k, _)| *k == TowerKind::Outer)
-            .map(|(_, t)| t.clone());
-        let central_top = tops
-            .iter()
-            .find(|(k, _)| *k == TowerKind::Central)
-            .map(|(_, t)| t.clone())?;
-        Some([
-            outer_tops.next()?,
-            outer_tops.next()?,
-            outer_tops.next()?,
-            central_top,
-        ])
+        tops
     }
 
     fn check_spellbooks_and_prestige(
@@ -339,14 +320,14 @@ impl TableSnapshot {
     /// Conservation: no more meeples or dice than the box holds.
     fn check_components(
         &self,
-        towers: &[TowerTop; 4],
+        towers: &[(TowerKind, TowerTop)],
         players: &BTreeSet<PlayerColor>,
         problems: &mut Vec<String>,
     ) {
         for &player in players {
             let on_towers: Vec<Meeple> = towers
                 .iter()
-                .flat_map(TowerTop::meeples)
+                .flat_map(|(_, top)| top.meeples())
                 .filter(|m| m.player == player)
                 .collect();
             let masters = on_towers.iter().filter(|m| m.rank == Rank::Master).count();
@@ -366,7 +347,7 @@ impl TableSnapshot {
         let dice = DiceCount::count_dice(
             towers
                 .iter()
-                .flat_map(|t| t.pillars.iter().flatten().filter_map(|p| p.die.as_ref()))
+                .flat_map(|(_, t)| t.pillars.iter().flatten().filter_map(|p| p.die.as_ref()))
                 .chain(&self.mana_pool),
         );
         for color in DieColor::ALL {
@@ -378,6 +359,22 @@ impl TableSnapshot {
             }
         }
     }
+}
+
+/// Assigns the outer towers A, B, C in file order; `None` unless the towers are three outer
+/// towers and one central tower, each with three pillars.
+fn arrange(tops: Vec<(TowerKind, TowerTop)>) -> Option<[TowerTop; 4]> {
+    let mut outer = Vec::new();
+    let mut central = Vec::new();
+    for (kind, top) in tops {
+        match kind {
+            TowerKind::Outer => outer.push(top),
+            TowerKind::Central => central.push(top),
+        }
+    }
+    let [a, b, c]: [TowerTop; 3] = outer.try_into().ok()?;
+    let [central]: [TowerTop; 1] = central.try_into().ok()?;
+    Some([a, b, c, central])
 }
 
 #[cfg(test)]

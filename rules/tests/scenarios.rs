@@ -1,6 +1,9 @@
 //! Golden scenarios: each file under `tests/scenarios/` cites the rulebook page or ruling it
 //! comes from, plays its actions (or scores its snapshot), and states what must happen.
 
+// A test that cannot read its fixtures should fail loudly; helpers unwrap like tests do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

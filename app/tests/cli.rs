@@ -1,0 +1,218 @@
+//! The headless subcommands, run as a user runs them: the real binary on real files.
+
+// A test that cannot read its fixtures should fail loudly; helpers unwrap like tests do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(name)
+}
+
+fn tablesight(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tablesight"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let output = tablesight(args);
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+fn path(name: &str) -> String {
+    fixture(name).to_string_lossy().into_owned()
+}
+
+#[test]
+fn score_json_of_the_issue_example() {
+    let (code, stdout, stderr) = run(&["score", "--json", &path("snapshot-issue-example.json")]);
+    assert_eq!(code, 0, "{stderr}");
+    let score: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        score["totals"],
+        serde_json::json!({"red": 25, "green": 21, "blue": 20})
+    );
+    assert_eq!(score["winners"], serde_json::json!(["red"]));
+    assert_eq!(score["decided_by"], "prestige");
+}
+
+#[test]
+fn score_prints_the_breakdown() {
+    let (code, stdout, _) = run(&["score", &path("snapshot-issue-example.json")]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("Green +3: first with influence 2 on the unfinished floor 3 of tower A")
+    );
+    assert!(stdout.contains("Red +2: 2 meeples on the spellbook"));
+    assert!(stdout.contains("Winner: Red (most prestige)"));
+}
+
+#[test]
+fn an_unknown_colour_names_line_column_and_path() {
+    let (code, stdout, stderr) = run(&["score", &path("bad/snapshot-orange-die.json")]);
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("line 5, column 41, at towers[0].top[0].die.color"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("unknown variant `orange`"), "{stderr}");
+}
+
+#[test]
+fn check_lists_every_problem_of_a_snapshot() {
+    let (code, _, stderr) = run(&["check", &path("bad/snapshot-many-problems.json")]);
+    assert_eq!(code, 1);
+    for expected in [
+        "players[2]: Red is listed twice",
+        "towers[1].top[0]: the blue 3 stands without a meeple",
+        "towers[2].top: a floor has 3 pillars, the file lists 2",
+        "spellbooks.yellow: space 3 is listed twice",
+        "Red has 2 masters on the towers",
+        "11 yellow dice are on the table",
+    ] {
+        assert!(
+            stderr.contains(expected),
+            "missing {expected:?} in:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn check_lists_every_problem_of_a_setup() {
+    let (code, _, stderr) = run(&["check", &path("bad/record-bad-setup.json")]);
+    assert_eq!(code, 1);
+    for expected in [
+        "setup.players: a game has 2 to 4 players, the set-up lists 5",
+        "setup.players[4]: Red is listed twice",
+        "setup.towers.b: no tile \"no-such-tile\" in the tile catalogue",
+        "the tile \"blue-odd\" is used twice",
+    ] {
+        assert!(
+            stderr.contains(expected),
+            "missing {expected:?} in:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn replay_matches_the_golden_transcript() {
+    let (code, stdout, stderr) = run(&["replay", &path("game-3p-seed7.json")]);
+    assert_eq!(code, 0, "{stderr}");
+    let golden = fixture("game-3p-seed7.replay.txt");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &stdout).unwrap();
+    }
+    let expected = std::fs::read_to_string(&golden).unwrap();
+    assert!(
+        stdout == expected,
+        "the replay differs from {}; if the change is intended, rerun with UPDATE_GOLDEN=1",
+        golden.display()
+    );
+    assert!(
+        stdout.contains("Winner: Blue (tie on prestige broken by most meeples on the spellbook)")
+    );
+}
+
+#[test]
+fn replay_stops_at_an_illegal_action_with_its_explanation() {
+    let (code, stdout, stderr) = run(&["replay", &path("bad/record-pillar-taken.json")]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("[3] blue end"), "{stdout}");
+    assert!(!stdout.contains("[4]"), "{stdout}");
+    assert!(
+        stderr.contains("actions[4] (Red places the pink 6 with an apprentice on pillar 1 of the central tower) is illegal: Pillar 1 of the central tower is already taken by the yellow 2 with Blue's master."),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_die_on_a_finished_tower_is_refused() {
+    let (code, _, stderr) = run(&["check", &path("bad/record-die-on-finished-tower.json")]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("actions[9]")
+            && stderr.contains("Tower A is finished: the floor stack ran out"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn broken_json_and_missing_files_are_errors_not_panics() {
+    let (code, _, stderr) = run(&["check", &path("bad/truncated.json")]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("is not valid JSON: EOF while parsing a list at line 3"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["score", "/nonexistent/table.json"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("cannot read /nonexistent/table.json"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"));
+}
+
+#[test]
+fn simulated_games_check_and_replay_for_every_player_count() {
+    let dir = std::env::temp_dir().join(format!("tablesight-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (players, seed) in [
+        ("red,green", "11"),
+        ("red,green,blue", "12"),
+        ("blue,green,red,yellow", "13"),
+    ] {
+        let file = dir.join(format!("game-{seed}.json"));
+        let file = file.to_string_lossy();
+        let (code, _, stderr) = run(&[
+            "simulate",
+            "--players",
+            players,
+            "--seed",
+            seed,
+            "--out",
+            &file,
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        let (code, stdout, stderr) = run(&["check", &file]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains("(finished)"), "{stdout}");
+        let (code, stdout, _) = run(&["replay", "--json", &file]);
+        assert_eq!(code, 0);
+        let replay: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(replay["over"], true);
+        assert_eq!(replay["prestige"], replay["final_score"]["totals"]);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn records_name_tiles_from_the_catalogue_given_with_tiles() {
+    let (code, stdout, _) = run(&["tiles"]);
+    assert_eq!(code, 0);
+    let file = std::env::temp_dir().join(format!("tablesight-tiles-{}.json", std::process::id()));
+    let record = path("bad/record-die-on-finished-tower.json");
+    std::fs::write(&file, &stdout).unwrap();
+    let (code, _, stderr) = run(&["replay", "--tiles", &file.to_string_lossy(), &record]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("Tower A is finished"), "{stderr}");
+    let edited = stdout.replace("\"start-purple-even\"", "\"start-purple-renamed\"");
+    std::fs::write(&file, edited).unwrap();
+    let (code, _, stderr) = run(&["replay", "--tiles", &file.to_string_lossy(), &record]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("setup.towers.b: no tile \"start-purple-even\" in the tile catalogue"),
+        "{stderr}"
+    );
+    std::fs::remove_file(&file).unwrap();
+}

@@ -1,1 +1,0 @@
-//! Helpers shared by the cross-crate tests of Tablesight.
