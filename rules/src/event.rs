@@ -87,6 +87,10 @@ pub enum Event {
         back_to_bag: Vec<Die>,
     },
     GameEnded(FinalScore),
+    /// The players allowed the action that follows against a rule.
+    Overridden {
+        violation: String,
+    },
 }
 
 impl fmt::Display for Event {
@@ -210,6 +214,9 @@ impl fmt::Display for Event {
                 Ok(())
             }
             Self::GameEnded(score) => write!(f, "The game is over.\n{score}"),
+            Self::Overridden { violation } => {
+                write!(f, "Allowed by the table against the rules: {violation}")
+            }
         }
     }
 }

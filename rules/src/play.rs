@@ -37,6 +37,27 @@ impl GameState {
         Ok((self, events))
     }
 
+    /// Plays `action` even though it breaks a dice restriction, when the players agreed to
+    /// allow it; the first event records the override. Other violations are still refused:
+    /// only a restriction can be waived without making the table inconsistent.
+    pub fn play_overriding(mut self, action: &Action) -> Result<(Self, Vec<Event>), IllegalAction> {
+        match self.check(action) {
+            Ok(()) => self.play_with_events(action),
+            Err(violation) if violation.can_be_overridden() => {
+                let mut events = vec![Event::Overridden {
+                    violation: violation.to_string(),
+                }];
+                self.apply(action, &mut events);
+                Ok((self, events))
+            }
+            Err(violation) => Err(IllegalAction {
+                violation,
+                action: action.clone(),
+                state: Box::new(self),
+            }),
+        }
+    }
+
     pub fn is_legal(&self, action: &Action) -> bool {
         self.check(action).is_ok()
     }

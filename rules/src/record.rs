@@ -149,6 +149,9 @@ pub struct GameRecord {
     pub version: u32,
     pub setup: GameSetup,
     pub actions: Vec<Action>,
+    /// Indices of the actions the players allowed against a dice restriction.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub overridden: BTreeSet<usize>,
 }
 
 /// Why a record cannot be replayed.
@@ -175,6 +178,7 @@ impl GameRecord {
             version: RECORD_VERSION,
             setup,
             actions: Vec::new(),
+            overridden: BTreeSet::new(),
         }
     }
 
@@ -208,7 +212,12 @@ impl GameRecord {
     ) -> Result<GameState, RecordError> {
         let mut state = self.setup.start(catalogue)?;
         for (index, action) in self.actions.iter().enumerate() {
-            match state.play_with_events(action) {
+            let played = if self.overridden.contains(&index) {
+                state.play_overriding(action)
+            } else {
+                state.play_with_events(action)
+            };
+            match played {
                 Ok((next, events)) => {
                     on_step(index, action, &events);
                     state = next;
@@ -223,5 +232,58 @@ impl GameRecord {
             }
         }
         Ok(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::components::PlayerColor::{Blue, Green, Red};
+
+    fn setup() -> GameSetup {
+        let id = |s: &str| TileRef::Id(s.to_owned());
+        GameSetup {
+            players: vec![Red, Green, Blue],
+            first_player: Red,
+            towers: StartingTowers {
+                a: id("start-yellow-1-2"),
+                b: id("start-purple-even"),
+                c: id("start-yellow-different"),
+                central: id("start-pink-yellow-5-6"),
+            },
+            floor_stack: vec![id("blue-odd")],
+        }
+    }
+
+    #[test]
+    fn overridden_actions_survive_the_file_and_replay() {
+        let catalogue = TileCatalogue::arkhanos();
+        let mut record = GameRecord::new(setup().resolved(&catalogue));
+        for line in ["roll pink1 yellow3 yellow1 blue2", "red place pink1 apprentice A1"] {
+            record.actions.push(Action::from_notation(line).unwrap());
+        }
+        let refused = record.replay(&catalogue, |_, _, _| {});
+        assert!(matches!(refused, Err(RecordError::Illegal { index: 1, .. })));
+        record.overridden.insert(1);
+        let reread = GameRecord::from_json(&record.to_json()).unwrap();
+        assert_eq!(reread, record);
+        let mut log = Vec::new();
+        let state = reread
+            .replay(&TileCatalogue::arkhanos(), |_, _, events| {
+                log.extend(events.iter().map(ToString::to_string));
+            })
+            .unwrap();
+        assert!(log[1].starts_with("Allowed by the table against the rules: The pink 1"));
+        assert_eq!(state.player(Red).map(|p| p.prestige), Some(2));
+    }
+
+    #[test]
+    fn a_newer_version_is_refused_with_a_clear_message() {
+        let mut record = GameRecord::new(setup());
+        record.version = 7;
+        let Err(RecordError::Header(problems)) = GameRecord::from_json(&record.to_json()) else {
+            panic!("version 7 was accepted");
+        };
+        assert!(problems[0].contains("reads version 1, the file is version 7"));
     }
 }

@@ -111,6 +111,17 @@ pub enum Violation {
 }
 
 impl Violation {
+    /// Whether the players may agree to waive this rule ([`GameState::play_overriding`]):
+    /// only the dice restrictions of a floor, which change nothing else on the table.
+    pub fn can_be_overridden(&self) -> bool {
+        matches!(
+            self,
+            Self::ColorNotAllowed { .. }
+                | Self::ValueNotAllowed { .. }
+                | Self::ValueRepeated { .. }
+        )
+    }
+
     /// The rule that was broken, quoted from RULINGS.md, for the teaching view.
     pub fn rule(&self) -> &'static str {
         use Violation::*;

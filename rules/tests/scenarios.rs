@@ -27,7 +27,8 @@ struct Scenario {
     towers: Option<StartingTowers>,
     /// Default: the catalogue's stack tiles in catalogue order.
     floor_stack: Option<Vec<TileRef>>,
-    /// Actions in the notation of `rules::Action::from_notation`.
+    /// Actions in the notation of `rules::Action::from_notation`; a line starting with
+    /// `allow ` is played as an override (`GameState::play_overriding`).
     #[serde(default)]
     actions: Vec<String>,
     /// End-of-game scenarios score a snapshot instead of playing actions.
@@ -111,10 +112,8 @@ fn run(scenario: &Scenario, catalogue: &TileCatalogue) -> Result<(), String> {
     let mut state = setup.start(catalogue).map_err(|e| e.to_string())?;
     let mut log = Vec::new();
     for (i, line) in scenario.actions.iter().enumerate() {
-        let action = Action::from_notation(line).map_err(|e| format!("actions[{i}]: {e}"))?;
-        let (next, events) = state
-            .play_with_events(&action)
-            .map_err(|e| format!("actions[{i}] \"{line}\" refused: {e}"))?;
+        let (next, events) =
+            play_line(state, line).map_err(|e| format!("actions[{i}] \"{line}\": {e}"))?;
         state = next;
         log.extend(events.iter().map(ToString::to_string));
         let problems = state.conservation_problems();
@@ -153,10 +152,10 @@ fn run(scenario: &Scenario, catalogue: &TileCatalogue) -> Result<(), String> {
         }
     }
     if let Some(illegal) = &expect.illegal {
-        let action = Action::from_notation(&illegal.action)?;
-        match state.clone().play(&action) {
+        match play_line(state.clone(), &illegal.action) {
             Ok(_) => return Err(format!("\"{}\" was accepted", illegal.action)),
-            Err(refused) => {
+            Err(Refused::Notation(error)) => return Err(error),
+            Err(Refused::Illegal(refused)) => {
                 let message = refused.to_string();
                 if !message.contains(&illegal.message) {
                     return Err(format!(
@@ -175,6 +174,37 @@ fn run(scenario: &Scenario, catalogue: &TileCatalogue) -> Result<(), String> {
         check_final(score, scenario)?;
     }
     Ok(())
+}
+
+enum Refused {
+    Notation(String),
+    Illegal(Box<rules::IllegalAction>),
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Notation(error) => f.write_str(error),
+            Self::Illegal(illegal) => write!(f, "refused: {illegal}"),
+        }
+    }
+}
+
+fn play_line(
+    state: rules::GameState,
+    line: &str,
+) -> Result<(rules::GameState, Vec<rules::Event>), Refused> {
+    let (allow, notation) = match line.strip_prefix("allow ") {
+        Some(rest) => (true, rest),
+        None => (false, line),
+    };
+    let action = Action::from_notation(notation).map_err(Refused::Notation)?;
+    let played = if allow {
+        state.play_overriding(&action)
+    } else {
+        state.play_with_events(&action)
+    };
+    played.map_err(|e| Refused::Illegal(Box::new(e)))
 }
 
 fn check_final(score: &rules::FinalScore, scenario: &Scenario) -> Result<(), String> {
