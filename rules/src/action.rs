@@ -133,6 +133,9 @@ impl fmt::Display for SpellEffect {
 pub enum Action {
     /// The first player draws and rolls this round's dice.
     Roll { dice: Vec<Die> },
+    /// The tile on an empty top floor is this one from the stack (the tile actually drawn
+    /// when the floor was built): the two tiles swap places.
+    SetTile { tower: TowerId, tile: String },
     /// A die from the roll and a meeple from the reserve go on an empty pillar.
     Place {
         player: PlayerColor,
@@ -166,7 +169,7 @@ impl Action {
     /// The player who acts, or `None` for the roll.
     pub fn player(&self) -> Option<PlayerColor> {
         match self {
-            Self::Roll { .. } => None,
+            Self::Roll { .. } | Self::SetTile { .. } => None,
             Self::Place { player, .. }
             | Self::BonusMeeple { player, .. }
             | Self::SkipBonus { player }
@@ -186,6 +189,7 @@ impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Roll { dice } => write!(f, "roll {}", dice_list(dice)),
+            Self::SetTile { tower, tile } => write!(f, "the tile \"{tile}\" is on {tower}"),
             Self::Place {
                 player,
                 die,

@@ -87,6 +87,11 @@ pub enum Event {
         back_to_bag: Vec<Die>,
     },
     GameEnded(FinalScore),
+    /// The tile of an empty top floor was named: it swapped places with the stack's tile.
+    TileSet {
+        tower: TowerId,
+        tile: Arc<Tile>,
+    },
     /// The players allowed the action that follows against a rule.
     Overridden {
         violation: String,
@@ -214,6 +219,14 @@ impl fmt::Display for Event {
                 Ok(())
             }
             Self::GameEnded(score) => write!(f, "The game is over.\n{score}"),
+            Self::TileSet { tower, tile } => {
+                write!(f, "The floor on {tower} is the tile {}", tile.name)?;
+                if tower.is_central() {
+                    f.write_str(" (ceiling side: any die).")
+                } else {
+                    write!(f, ": {}.", tile.restriction)
+                }
+            }
             Self::Overridden { violation } => {
                 write!(f, "Allowed by the table against the rules: {violation}")
             }

@@ -11,6 +11,7 @@
 //! red cast exchange blue1 pink5 | permutation blue1 2     (... via manipulation)
 //! red recall 3
 //! red end
+//! tile A blue-odd                          (the tile drawn for the new floor of tower A)
 //! ```
 
 use std::fmt::Write;
@@ -64,32 +65,37 @@ fn parse_pillar_number(word: &str) -> Result<PillarIndex, String> {
         .and_then(PillarIndex::try_from)
 }
 
-/// "A1", "B3", "central2".
-fn parse_place(word: &str) -> Result<(TowerId, PillarIndex), String> {
-    let split = word.len().saturating_sub(1);
-    let (tower, pillar) = word.split_at(split);
-    let tower = match tower {
-        "A" | "a" => TowerId::A,
-        "B" | "b" => TowerId::B,
-        "C" | "c" => TowerId::C,
-        "central" => TowerId::Central,
-        _ => {
-            return Err(format!(
-                "\"{word}\" is not a pillar (write tower and pillar, like A1 or central3)"
-            ));
-        }
-    };
-    Ok((tower, parse_pillar_number(pillar)?))
+fn parse_tower(word: &str) -> Result<TowerId, String> {
+    match word {
+        "A" | "a" => Ok(TowerId::A),
+        "B" | "b" => Ok(TowerId::B),
+        "C" | "c" => Ok(TowerId::C),
+        "central" => Ok(TowerId::Central),
+        _ => Err(format!("\"{word}\" is not a tower (A, B, C or central)")),
+    }
 }
 
-fn place_word(tower: TowerId, pillar: PillarIndex) -> String {
-    let tower = match tower {
+fn tower_word(tower: TowerId) -> &'static str {
+    match tower {
         TowerId::A => "A",
         TowerId::B => "B",
         TowerId::C => "C",
         TowerId::Central => "central",
-    };
-    format!("{tower}{}", pillar.number())
+    }
+}
+
+/// "A1", "B3", "central2".
+fn parse_place(word: &str) -> Result<(TowerId, PillarIndex), String> {
+    let split = word.len().saturating_sub(1);
+    let (tower, pillar) = word.split_at(split);
+    let tower = parse_tower(tower).map_err(|_| {
+        format!("\"{word}\" is not a pillar (write tower and pillar, like A1 or central3)")
+    })?;
+    Ok((tower, parse_pillar_number(pillar)?))
+}
+
+fn place_word(tower: TowerId, pillar: PillarIndex) -> String {
+    format!("{}{}", tower_word(tower), pillar.number())
 }
 
 fn parse_spell_number(word: &str) -> Result<SpellId, String> {
@@ -125,6 +131,10 @@ impl Action {
                     .iter()
                     .map(|w| parse_die(w))
                     .collect::<Result<_, _>>()?,
+            }),
+            ["tile", tower, tile] => Ok(Action::SetTile {
+                tower: parse_tower(tower)?,
+                tile: (*tile).to_owned(),
             }),
             [player, verb, rest @ ..] => {
                 let player = parse_player(player)?;
@@ -194,6 +204,9 @@ impl Action {
                 for &die in dice {
                     let _ = write!(out, " {}", die_word(die));
                 }
+            }
+            Action::SetTile { tower, tile } => {
+                let _ = write!(out, "tile {} {tile}", tower_word(*tower));
             }
             Action::Place {
                 die,
@@ -326,6 +339,7 @@ mod tests {
             "red cast permutation blue1 2 via manipulation",
             "yellow recall 3",
             "yellow end",
+            "tile central pink-odd",
         ] {
             let action = Action::from_notation(line).unwrap();
             assert_eq!(action.notation(), line);

@@ -66,6 +66,7 @@ impl GameState {
     pub fn check(&self, action: &Action) -> Result<(), Violation> {
         match action {
             Action::Roll { dice } => self.check_roll(dice),
+            Action::SetTile { tower, tile } => self.check_set_tile(*tower, tile),
             Action::Place {
                 player,
                 die,
@@ -143,6 +144,25 @@ impl GameState {
                     in_bag: self.bag.get(color),
                 });
             }
+        }
+        Ok(())
+    }
+
+    fn check_set_tile(&self, tower_id: TowerId, tile: &str) -> Result<(), Violation> {
+        if self.is_over() {
+            return Err(Violation::GameOver);
+        }
+        let tower = self.tower(tower_id);
+        if tower.finished {
+            return Err(Violation::TowerFinished { tower: tower_id });
+        }
+        if tower.pillars.iter().any(Option::is_some) {
+            return Err(Violation::FloorNotEmpty { tower: tower_id });
+        }
+        if !self.stack.iter().any(|t| t.id == tile) {
+            return Err(Violation::TileNotInStack {
+                tile: tile.to_owned(),
+            });
         }
         Ok(())
     }
@@ -416,8 +436,10 @@ impl GameState {
         actions
     }
 
-    /// Every legal action now. Empty while the dice are to be rolled (a roll is chance, not
-    /// a choice: see [`GameState::awaiting_roll`]) and once the game is over.
+    /// Every legal decision of the player whose turn it is. Empty while the dice are to be
+    /// rolled and once the game is over. Observations of the physical table (the roll, the
+    /// tile drawn for a new floor) are not decisions and are never listed: check them with
+    /// [`GameState::is_legal`].
     pub fn legal_actions(&self) -> Vec<Action> {
         let Phase::Turn(turn) = &self.phase else {
             return Vec::new();
@@ -535,6 +557,17 @@ impl GameState {
     // ----- applying checked actions -----
 
     fn apply(&mut self, action: &Action, events: &mut Vec<Event>) {
+        if let Action::SetTile { tower, tile } = action {
+            if let Some(i) = self.stack.iter().position(|t| t.id == *tile) {
+                let tower = &mut self.towers[tower.index()];
+                std::mem::swap(&mut tower.tile, &mut self.stack[i]);
+                events.push(Event::TileSet {
+                    tower: tower.id,
+                    tile: tower.tile.clone(),
+                });
+            }
+            return;
+        }
         if let Action::Roll { dice } = action {
             for die in dice {
                 self.bag.take(die.color);
@@ -552,7 +585,7 @@ impl GameState {
             return;
         };
         match action {
-            Action::Roll { .. } => {}
+            Action::Roll { .. } | Action::SetTile { .. } => {}
             Action::Place {
                 die,
                 rank,

@@ -259,11 +259,17 @@ mod tests {
     fn overridden_actions_survive_the_file_and_replay() {
         let catalogue = TileCatalogue::arkhanos();
         let mut record = GameRecord::new(setup().resolved(&catalogue));
-        for line in ["roll pink1 yellow3 yellow1 blue2", "red place pink1 apprentice A1"] {
+        for line in [
+            "roll pink1 yellow3 yellow1 blue2",
+            "red place pink1 apprentice A1",
+        ] {
             record.actions.push(Action::from_notation(line).unwrap());
         }
         let refused = record.replay(&catalogue, |_, _, _| {});
-        assert!(matches!(refused, Err(RecordError::Illegal { index: 1, .. })));
+        assert!(matches!(
+            refused,
+            Err(RecordError::Illegal { index: 1, .. })
+        ));
         record.overridden.insert(1);
         let reread = GameRecord::from_json(&record.to_json()).unwrap();
         assert_eq!(reread, record);

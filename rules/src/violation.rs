@@ -108,6 +108,12 @@ pub enum Violation {
     RecallNotNeeded {
         player: PlayerColor,
     },
+    TileNotInStack {
+        tile: String,
+    },
+    FloorNotEmpty {
+        tower: TowerId,
+    },
 }
 
 impl Violation {
@@ -177,6 +183,9 @@ impl Violation {
             }
             RecallNotNeeded { .. } => {
                 "A meeple is taken back from the spellbook without its effect only when the reserve is empty."
+            }
+            TileNotInStack { .. } | FloorNotEmpty { .. } => {
+                "A completed floor gets the next tile from the stack; it can be named until a die or meeple stands on it."
             }
         }
     }
@@ -330,6 +339,13 @@ impl fmt::Display for Violation {
             NoDieOnCentralPillar { pillar } => write!(
                 f,
                 "There is no die on {pillar} of the central tower's top floor to swap with."
+            ),
+            TileNotInStack { tile } => {
+                write!(f, "The tile \"{tile}\" is not in the floor stack.")
+            }
+            FloorNotEmpty { tower } => write!(
+                f,
+                "The top floor of {tower} already holds dice or meeples; its tile can no longer be changed."
             ),
             RecallNotNeeded { player } => write!(
                 f,

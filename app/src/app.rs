@@ -1,0 +1,417 @@
+//! The Tablesight window: persisted settings apart from runtime state, and commands
+//! collected during a frame and applied at its end.
+
+use std::path::{Path, PathBuf};
+
+use egui::{Key, KeyboardShortcut, Modifiers, Ui};
+use rules::{Action, Die, GameRecord, GameRng, GameSetup, PlayerColor, Rank, TileCatalogue, Violation};
+use serde::{Deserialize, Serialize};
+
+use crate::files::{FileDialog, FilePurpose};
+use crate::new_game::NewGameForm;
+use crate::session::Session;
+use crate::tiles_editor::TilesEditor;
+
+/// What persists between runs (eframe storage).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Highlight legal placements and explain tiles, spells and rules.
+    pub teach_mode: bool,
+    /// The last players chosen, in seating order.
+    pub players: Vec<PlayerColor>,
+    /// The user's tile catalogue, if not the shipped one.
+    pub catalogue_path: Option<PathBuf>,
+    /// The last file saved or opened.
+    pub last_file: Option<PathBuf>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            teach_mode: true,
+            players: vec![PlayerColor::Red, PlayerColor::Green, PlayerColor::Blue],
+            catalogue_path: None,
+            last_file: None,
+        }
+    }
+}
+
+/// A side effect chosen while drawing a frame, applied at its end.
+#[derive(Clone, Debug)]
+pub enum Command {
+    Play(Action),
+    /// Plays the flagged action anyway: the table agreed to waive the restriction.
+    Override,
+    DismissFlag,
+    Undo,
+    Redo,
+    /// Draws this round's dice from the bag at random.
+    RollRandom,
+    SelectDie(Option<Die>),
+    SelectRank(Rank),
+    ShowNewGame,
+    StartGame(GameSetup),
+    ResumeAutosave,
+    OpenFileDialog(FilePurpose),
+    Save(PathBuf),
+    Open(PathBuf),
+    OpenTilesEditor,
+    UseCatalogue(TileCatalogue, Option<PathBuf>),
+    SetTeachMode(bool),
+}
+
+/// An action the rules refused, shown until dismissed or overridden.
+#[derive(Clone, Debug)]
+pub struct Flag {
+    pub action: Action,
+    pub violation: Violation,
+}
+
+/// A game on the table, with what the user has picked.
+pub struct GameView {
+    pub session: Session,
+    pub selected_die: Option<Die>,
+    pub rank: Rank,
+    pub flag: Option<Flag>,
+    /// The file this game was last saved to or opened from.
+    pub file: Option<PathBuf>,
+}
+
+pub enum Screen {
+    NewGame(NewGameForm),
+    Game(Box<GameView>),
+}
+
+/// The whole app. The UI thread only draws and applies commands; nothing here blocks.
+pub struct TablesightApp {
+    pub settings: Settings,
+    pub catalogue: TileCatalogue,
+    pub screen: Screen,
+    pub rng: GameRng,
+    /// Where the record is written after every change, so a crash loses nothing.
+    pub autosave: Option<PathBuf>,
+    pub file_dialog: Option<FileDialog>,
+    pub tiles_editor: Option<TilesEditor>,
+    /// A one-line message: saved, opened, or what went wrong.
+    pub status: Option<String>,
+    commands: Vec<Command>,
+}
+
+const UNDO: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
+const REDO: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Y);
+const SAVE: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
+const OPEN: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
+const NEW: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::N);
+const TEACH: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::T);
+
+impl TablesightApp {
+    /// A new app. `seed` drives the dice the app rolls; `autosave` is where the game record
+    /// is kept up to date (none in tests).
+    pub fn new(settings: Settings, seed: u64, autosave: Option<PathBuf>) -> Self {
+        let (catalogue, status) = match &settings.catalogue_path {
+            None => (TileCatalogue::arkhanos(), None),
+            Some(path) => match load_catalogue(path) {
+                Ok(catalogue) => (catalogue, None),
+                Err(error) => (
+                    TileCatalogue::arkhanos(),
+                    Some(format!("{error}; using the shipped tiles")),
+                ),
+            },
+        };
+        let form = NewGameForm::new(&settings.players, &catalogue);
+        Self {
+            settings,
+            catalogue,
+            screen: Screen::NewGame(form),
+            rng: rules::rng_from_seed(seed),
+            autosave,
+            file_dialog: None,
+            tiles_editor: None,
+            status,
+            commands: Vec::new(),
+        }
+    }
+
+    /// Queues a command for the end of the frame.
+    pub fn command(&mut self, command: Command) {
+        self.commands.push(command);
+    }
+
+    pub fn game(&self) -> Option<&GameView> {
+        match &self.screen {
+            Screen::Game(view) => Some(view),
+            Screen::NewGame(_) => None,
+        }
+    }
+
+    /// An autosaved game that can be resumed, if any.
+    pub fn autosaved_game(&self) -> Option<GameRecord> {
+        let text = std::fs::read_to_string(self.autosave.as_ref()?).ok()?;
+        GameRecord::from_json(&text).ok()
+    }
+
+    /// Draws one frame and applies the commands it chose.
+    pub fn show(&mut self, ui: &mut Ui) {
+        self.shortcuts(ui);
+        crate::menu::menu_ui(self, ui);
+        match &self.screen {
+            Screen::NewGame(_) => crate::new_game::new_game_screen_ui(self, ui),
+            Screen::Game(_) => crate::game::game_screen_ui(self, ui),
+        }
+        if self.file_dialog.is_some() {
+            crate::files::file_dialog_ui(self, ui.ctx());
+        }
+        if self.tiles_editor.is_some() {
+            crate::tiles_editor::tiles_editor_ui(self, ui.ctx());
+        }
+        for command in std::mem::take(&mut self.commands) {
+            self.apply(command);
+        }
+    }
+
+    fn shortcuts(&mut self, ui: &Ui) {
+        let pressed = |shortcut| ui.input_mut(|i| i.consume_shortcut(&shortcut));
+        if pressed(UNDO) {
+            self.command(Command::Undo);
+        }
+        if pressed(REDO) {
+            self.command(Command::Redo);
+        }
+        if pressed(SAVE) {
+            match self.game().and_then(|g| g.file.clone()) {
+                Some(path) => self.command(Command::Save(path)),
+                None => self.command(Command::OpenFileDialog(FilePurpose::SaveGame)),
+            }
+        }
+        if pressed(OPEN) {
+            self.command(Command::OpenFileDialog(FilePurpose::OpenGame));
+        }
+        if pressed(NEW) {
+            self.command(Command::ShowNewGame);
+        }
+        if pressed(TEACH) {
+            self.command(Command::SetTeachMode(!self.settings.teach_mode));
+        }
+    }
+
+    fn apply(&mut self, command: Command) {
+        match command {
+            Command::Play(action) => self.play(action, false),
+            Command::Override => {
+                let flagged = self.game_mut().and_then(|g| g.flag.take());
+                if let Some(flag) = flagged {
+                    self.play(flag.action, true);
+                }
+            }
+            Command::DismissFlag => {
+                if let Some(game) = self.game_mut() {
+                    game.flag = None;
+                }
+            }
+            Command::Undo => self.edit(Session::undo),
+            Command::Redo => self.edit(Session::redo),
+            Command::RollRandom => {
+                let dice = match self.game() {
+                    Some(game) => game.session.state().draw_roll(&mut self.rng),
+                    None => return,
+                };
+                self.play(Action::Roll { dice }, false);
+            }
+            Command::SelectDie(die) => {
+                if let Some(game) = self.game_mut() {
+                    game.selected_die = die;
+                }
+            }
+            Command::SelectRank(rank) => {
+                if let Some(game) = self.game_mut() {
+                    game.rank = rank;
+                }
+            }
+            Command::ShowNewGame => {
+                let form = NewGameForm::new(&self.settings.players, &self.catalogue);
+                self.screen = Screen::NewGame(form);
+            }
+            Command::StartGame(setup) => match Session::new(&setup, &self.catalogue) {
+                Ok(session) => {
+                    self.settings.players = setup.players.clone();
+                    self.screen = Screen::Game(Box::new(GameView::new(session, None)));
+                    self.autosave_now();
+                    self.status = None;
+                }
+                Err(error) => self.status = Some(error.to_string()),
+            },
+            Command::ResumeAutosave => {
+                if let Some(record) = self.autosaved_game() {
+                    self.open_record(&record, None, "Resumed the last game.");
+                }
+            }
+            Command::OpenFileDialog(purpose) => {
+                let start = self.settings.last_file.clone();
+                self.file_dialog = Some(FileDialog::new(purpose, start));
+            }
+            Command::Save(path) => self.save(&path),
+            Command::Open(path) => self.open(&path),
+            Command::OpenTilesEditor => {
+                self.tiles_editor = Some(TilesEditor::new(
+                    &self.catalogue,
+                    self.settings.catalogue_path.clone(),
+                ));
+            }
+            Command::UseCatalogue(catalogue, path) => {
+                self.catalogue = catalogue;
+                self.settings.catalogue_path = path;
+                if let Screen::NewGame(_) = self.screen {
+                    let form = NewGameForm::new(&self.settings.players, &self.catalogue);
+                    self.screen = Screen::NewGame(form);
+                }
+                self.status = Some("Tile catalogue updated.".to_owned());
+            }
+            Command::SetTeachMode(on) => self.settings.teach_mode = on,
+        }
+    }
+
+    fn game_mut(&mut self) -> Option<&mut GameView> {
+        match &mut self.screen {
+            Screen::Game(view) => Some(view),
+            Screen::NewGame(_) => None,
+        }
+    }
+
+    fn play(&mut self, action: Action, overriding: bool) {
+        let Some(game) = self.game_mut() else {
+            return;
+        };
+        let played = if overriding {
+            game.session.play_overriding(&action)
+        } else {
+            game.session.play(&action)
+        };
+        match played {
+            Ok(()) => {
+                game.flag = None;
+                if matches!(action, Action::Place { .. }) {
+                    game.selected_die = None;
+                }
+                let state = game.session.state();
+                if let Some(player) = state.turn().map(|t| t.player)
+                    && let Some(me) = state.player(player)
+                    && !me.has_in_reserve(game.rank)
+                {
+                    game.rank = me.reserve_ranks().next().unwrap_or(Rank::Apprentice);
+                }
+                self.autosave_now();
+            }
+            Err(violation) => game.flag = Some(Flag { action, violation }),
+        }
+    }
+
+    fn edit(&mut self, change: fn(&mut Session) -> bool) {
+        if let Some(game) = self.game_mut()
+            && change(&mut game.session)
+        {
+            game.flag = None;
+            game.selected_die = None;
+            self.autosave_now();
+        }
+    }
+
+    /// Writes the current record to the autosave file (atomically, via a temporary file).
+    fn autosave_now(&mut self) {
+        let (Some(path), Some(game)) = (self.autosave.clone(), self.game()) else {
+            return;
+        };
+        if let Err(error) = write_atomically(&path, &game.session.record().to_json()) {
+            self.status = Some(format!("Could not autosave to {}: {error}", path.display()));
+        }
+    }
+
+    fn save(&mut self, path: &Path) {
+        let Some(game) = self.game_mut() else {
+            return;
+        };
+        let json = game.session.record().to_json();
+        match write_atomically(path, &json) {
+            Ok(()) => {
+                game.file = Some(path.to_owned());
+                self.settings.last_file = Some(path.to_owned());
+                self.status = Some(format!("Saved {}.", path.display()));
+            }
+            Err(error) => self.status = Some(format!("Could not save {}: {error}", path.display())),
+        }
+    }
+
+    fn open(&mut self, path: &Path) {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) => {
+                self.status = Some(format!("Could not open {}: {error}", path.display()));
+                return;
+            }
+        };
+        match GameRecord::from_json(&text) {
+            Ok(record) => {
+                let message = format!("Opened {}.", path.display());
+                self.open_record(&record, Some(path.to_owned()), &message);
+            }
+            Err(error) => {
+                self.status = Some(format!("{} is not a game record: {error}", path.display()));
+            }
+        }
+    }
+
+    fn open_record(&mut self, record: &GameRecord, file: Option<PathBuf>, message: &str) {
+        match Session::from_record(record, &self.catalogue) {
+            Ok(session) => {
+                if let Some(path) = &file {
+                    self.settings.last_file = Some(path.clone());
+                }
+                self.screen = Screen::Game(Box::new(GameView::new(session, file)));
+                self.status = Some(message.to_owned());
+                self.autosave_now();
+            }
+            Err(error) => self.status = Some(format!("The game cannot be replayed: {error}")),
+        }
+    }
+}
+
+impl GameView {
+    fn new(session: Session, file: Option<PathBuf>) -> Self {
+        Self {
+            session,
+            selected_die: None,
+            rank: Rank::Apprentice,
+            flag: None,
+            file,
+        }
+    }
+}
+
+fn load_catalogue(path: &Path) -> Result<TileCatalogue, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("Could not read {}: {e}", path.display()))?;
+    TileCatalogue::from_json(&text).map_err(|e| format!("{} is not a tile catalogue: {e}", path.display()))
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, so a crash mid-write never
+/// leaves a half-written file.
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent()
+        && !dir.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(dir)?;
+    }
+    let temporary = path.with_extension("json.partial");
+    std::fs::write(&temporary, text)?;
+    std::fs::rename(&temporary, path)
+}
+
+impl eframe::App for TablesightApp {
+    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, eframe::APP_KEY, &self.settings);
+    }
+}
