@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use egui::{Key, KeyboardShortcut, Modifiers, Ui};
-use rules::{Action, Die, GameRecord, GameRng, GameSetup, PlayerColor, Rank, TileCatalogue, Violation};
+use rules::{
+    Action, Die, GameRecord, GameRng, GameSetup, PlayerColor, Rank, TileCatalogue, Violation,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::files::{FileDialog, FilePurpose};
@@ -212,9 +214,9 @@ impl TablesightApp {
             Command::Undo => self.edit(Session::undo),
             Command::Redo => self.edit(Session::redo),
             Command::RollRandom => {
-                let dice = match self.game() {
-                    Some(game) => game.session.state().draw_roll(&mut self.rng),
-                    None => return,
+                let dice = match &self.screen {
+                    Screen::Game(game) => game.session.state().draw_roll(&mut self.rng),
+                    Screen::NewGame(_) => return,
                 };
                 self.play(Action::Roll { dice }, false);
             }
@@ -390,7 +392,8 @@ impl GameView {
 fn load_catalogue(path: &Path) -> Result<TileCatalogue, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("Could not read {}: {e}", path.display()))?;
-    TileCatalogue::from_json(&text).map_err(|e| format!("{} is not a tile catalogue: {e}", path.display()))
+    TileCatalogue::from_json(&text)
+        .map_err(|e| format!("{} is not a tile catalogue: {e}", path.display()))
 }
 
 /// Writes `text` to `path` through a temporary file and a rename, so a crash mid-write never

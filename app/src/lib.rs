@@ -1,1 +1,64 @@
-//! x
+//! The Tablesight app: the egui window (scorekeeper, referee and teacher) and the headless
+//! subcommands. The only crate that knows the rules, vision and calibration together, and the
+//! only one that reads and writes files.
+
+pub mod app;
+pub mod cli;
+mod files;
+mod game;
+mod log;
+mod menu;
+pub mod new_game;
+mod paint;
+mod players;
+mod scores;
+pub mod session;
+mod table;
+mod tiles_editor;
+mod turn;
+
+pub use app::{Settings, TablesightApp};
+
+/// The name under which eframe keeps settings and the autosaved game.
+pub const APP_ID: &str = "Tablesight";
+
+/// Why the window could not open.
+#[derive(Debug)]
+pub enum WindowError {
+    /// No X11 or Wayland display: a server, a container, an SSH session.
+    NoDisplay,
+    Eframe(eframe::Error),
+}
+
+/// Opens the Tablesight window and runs it until it is closed.
+pub fn run_window() -> Result<(), WindowError> {
+    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    if !has_display {
+        return Err(WindowError::NoDisplay);
+    }
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Tablesight")
+            .with_inner_size([1360.0, 860.0])
+            .with_min_inner_size([1100.0, 700.0]),
+        ..Default::default()
+    };
+    eframe::run_native(
+        APP_ID,
+        options,
+        Box::new(|cc| {
+            let settings: Settings = cc
+                .storage
+                .and_then(|s| eframe::get_value(s, eframe::APP_KEY))
+                .unwrap_or_default();
+            let seed = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            let autosave = eframe::storage_dir(APP_ID).map(|dir| dir.join("autosave-game.json"));
+            Ok(Box::new(TablesightApp::new(settings, seed, autosave)))
+        }),
+    )
+    .map_err(WindowError::Eframe)
+}

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use rules::PlayerColor;
 
-mod cli;
+use tablesight::cli;
 
 #[derive(Parser)]
 #[command(
@@ -113,15 +113,28 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
 fn main() -> ExitCode {
     let args = Args::parse();
     let Some(command) = args.command else {
-        eprintln!(
-            "The Tablesight window is not built yet; the headless commands are ready:\n\
-             \n  tablesight score FILE [--json]   score an end-of-game snapshot\
-             \n  tablesight replay FILE           replay a game record\
-             \n  tablesight check FILE            validate a snapshot or a record\
-             \n  tablesight simulate --seed N     play a random legal game\
-             \n\nRun `tablesight --help` for details."
-        );
-        return ExitCode::SUCCESS;
+        return match tablesight::run_window() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                match error {
+                    tablesight::WindowError::NoDisplay => eprintln!(
+                        "Tablesight needs a display to open its window, and none was found (DISPLAY and WAYLAND_DISPLAY are unset)."
+                    ),
+                    tablesight::WindowError::Eframe(error) => {
+                        eprintln!("Tablesight could not open its window: {error}")
+                    }
+                }
+                eprintln!(
+                    "The headless commands work without one:\
+                     \n  tablesight score FILE [--json]   score an end-of-game snapshot\
+                     \n  tablesight replay FILE           replay a game record\
+                     \n  tablesight check FILE            validate a snapshot or a record\
+                     \n  tablesight simulate --seed N     play a random legal game\
+                     \nRun `tablesight --help` for details."
+                );
+                ExitCode::from(1)
+            }
+        };
     };
     match run(command) {
         Ok(cli::Outcome::Ok) => ExitCode::SUCCESS,

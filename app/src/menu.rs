@@ -16,18 +16,27 @@ pub fn menu_ui(app: &mut TablesightApp, ui: &mut Ui) {
                 if ui.button("Open…  (Ctrl+O)").clicked() {
                     app.command(Command::OpenFileDialog(FilePurpose::OpenGame));
                 }
-                if ui.add_enabled(in_game, egui::Button::new("Save as…  (Ctrl+S)")).clicked() {
+                if ui
+                    .add_enabled(in_game, egui::Button::new("Save as…  (Ctrl+S)"))
+                    .clicked()
+                {
                     app.command(Command::OpenFileDialog(FilePurpose::SaveGame));
                 }
             });
             ui.menu_button("Edit", |ui| {
-                let (undo, redo) = app
-                    .game()
-                    .map_or((false, false), |g| (g.session.can_undo(), g.session.can_redo()));
-                if ui.add_enabled(undo, egui::Button::new("Undo  (Ctrl+Z)")).clicked() {
+                let (undo, redo) = app.game().map_or((false, false), |g| {
+                    (g.session.can_undo(), g.session.can_redo())
+                });
+                if ui
+                    .add_enabled(undo, egui::Button::new("Undo  (Ctrl+Z)"))
+                    .clicked()
+                {
                     app.command(Command::Undo);
                 }
-                if ui.add_enabled(redo, egui::Button::new("Redo  (Ctrl+Y)")).clicked() {
+                if ui
+                    .add_enabled(redo, egui::Button::new("Redo  (Ctrl+Y)"))
+                    .clicked()
+                {
                     app.command(Command::Redo);
                 }
             });
@@ -39,7 +48,9 @@ pub fn menu_ui(app: &mut TablesightApp, ui: &mut Ui) {
             let mut teach = app.settings.teach_mode;
             if ui
                 .checkbox(&mut teach, "Teach mode")
-                .on_hover_text("Highlight legal placements and explain tiles, spells and rules (Ctrl+T)")
+                .on_hover_text(
+                    "Highlight legal placements and explain tiles, spells and rules (Ctrl+T)",
+                )
                 .changed()
             {
                 app.command(Command::SetTeachMode(teach));

@@ -112,27 +112,29 @@ pub fn new_game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
             players_ui(form, ui);
             ui.add_space(8.0);
             ui.label(RichText::new("Starting tiles").strong());
-            egui::Grid::new("starting-tiles").num_columns(2).show(ui, |ui| {
-                for (i, name) in TOWER_NAMES.iter().enumerate() {
-                    ui.label(*name);
-                    let selected = catalogue
-                        .get(&form.towers[i])
-                        .map_or_else(|| form.towers[i].clone(), |t| tile_label(t, i == 3));
-                    egui::ComboBox::from_id_salt(("tower-tile", i))
-                        .selected_text(selected)
-                        .width(320.0)
-                        .show_ui(ui, |ui| {
-                            for tile in &catalogue.tiles {
-                                ui.selectable_value(
-                                    &mut form.towers[i],
-                                    tile.id.clone(),
-                                    tile_label(tile, i == 3),
-                                );
-                            }
-                        });
-                    ui.end_row();
-                }
-            });
+            egui::Grid::new("starting-tiles")
+                .num_columns(2)
+                .show(ui, |ui| {
+                    for (i, name) in TOWER_NAMES.iter().enumerate() {
+                        ui.label(*name);
+                        let selected = catalogue
+                            .get(&form.towers[i])
+                            .map_or_else(|| form.towers[i].clone(), |t| tile_label(t, i == 3));
+                        egui::ComboBox::from_id_salt(("tower-tile", i))
+                            .selected_text(selected)
+                            .width(320.0)
+                            .show_ui(ui, |ui| {
+                                for tile in &catalogue.tiles {
+                                    ui.selectable_value(
+                                        &mut form.towers[i],
+                                        tile.id.clone(),
+                                        tile_label(tile, i == 3),
+                                    );
+                                }
+                            });
+                        ui.end_row();
+                    }
+                });
             form.restack(&catalogue);
             ui.label(format!(
                 "Floor stack: {} tiles, the next first: {}",
@@ -154,7 +156,10 @@ pub fn new_game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
                 }
                 let ready = (2..=4).contains(&form.players.len());
                 if ui
-                    .add_enabled(ready, egui::Button::new(RichText::new("Start the game").strong()))
+                    .add_enabled(
+                        ready,
+                        egui::Button::new(RichText::new("Start the game").strong()),
+                    )
                     .clicked()
                 {
                     start = Some(Some(form.setup()));
@@ -182,10 +187,19 @@ fn tile_label(tile: &rules::Tile, central: bool) -> String {
 
 fn players_ui(form: &mut NewGameForm, ui: &mut Ui) {
     ui.label(RichText::new("Players, in clockwise seating order").strong());
-    for color in PlayerColor::ALL {
+    // Seated players first, in seat order, then the colours not playing.
+    let mut order = form.players.clone();
+    order.extend(
+        PlayerColor::ALL
+            .iter()
+            .filter(|c| !form.players.contains(c)),
+    );
+    for color in order {
         ui.horizontal(|ui| {
             let mut playing = form.players.contains(&color);
-            let label = RichText::new(color.name()).color(player_color(color)).strong();
+            let label = RichText::new(color.name())
+                .color(player_color(color))
+                .strong();
             if ui.checkbox(&mut playing, label).changed() {
                 if playing {
                     form.players.push(color);
@@ -215,7 +229,11 @@ fn players_ui(form: &mut NewGameForm, ui: &mut Ui) {
             "{} rounds of {} dice{}.",
             rules::rounds_for(n),
             rules::dice_per_round(n),
-            if n == 2 { ", two turns each per round" } else { "" }
+            if n == 2 {
+                ", two turns each per round"
+            } else {
+                ""
+            }
         ));
     }
 }

@@ -46,7 +46,10 @@ impl Session {
     }
 
     /// Replays a saved record.
-    pub fn from_record(record: &GameRecord, catalogue: &TileCatalogue) -> Result<Self, RecordError> {
+    pub fn from_record(
+        record: &GameRecord,
+        catalogue: &TileCatalogue,
+    ) -> Result<Self, RecordError> {
         let mut session = Self::new(&record.setup, catalogue)?;
         for (index, action) in record.actions.iter().enumerate() {
             let overridden = record.overridden.contains(&index);

@@ -1,0 +1,47 @@
+//! The game screen: players on the left, scores and log on the right, the turn bar below,
+//! the table in the middle. Panels only read the game and queue commands.
+
+use egui::Ui;
+
+use crate::app::{Command, Screen, TablesightApp};
+
+pub fn game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
+    let teach = app.settings.teach_mode;
+    let Screen::Game(view) = &app.screen else {
+        return;
+    };
+    let mut commands: Vec<Command> = Vec::new();
+    egui::Panel::left("players")
+        .resizable(false)
+        .exact_size(292.0)
+        .show(ui, |ui| {
+            crate::players::players_ui(view, teach, ui, &mut commands)
+        });
+    egui::Panel::right("scores")
+        .default_size(340.0)
+        .show(ui, |ui| {
+            crate::scores::scores_ui(view, ui);
+            ui.separator();
+            crate::log::log_ui(view, ui);
+        });
+    egui::Panel::bottom("turn").resizable(false).show(ui, |ui| {
+        crate::turn::turn_ui(view, teach, ui, &mut commands)
+    });
+    egui::CentralPanel::default().show(ui, |ui| {
+        let top = ui.max_rect();
+        crate::table::table_ui(view, teach, ui, &mut commands);
+        // The flag floats over the top of the table, so the towers do not move under it.
+        if view.flag.is_some() {
+            egui::Area::new(egui::Id::unique("tablesight-flag"))
+                .order(egui::Order::Foreground)
+                .fixed_pos(top.left_top())
+                .show(ui.ctx(), |ui| {
+                    ui.set_width(top.width());
+                    crate::turn::flag_ui(view, teach, ui, &mut commands);
+                });
+        }
+    });
+    for command in commands {
+        app.command(command);
+    }
+}

@@ -1,0 +1,28 @@
+//! The log: every action and what it caused, in words.
+
+use egui::{Color32, RichText, Ui};
+
+use crate::app::GameView;
+
+pub fn log_ui(view: &GameView, ui: &mut Ui) {
+    ui.heading("Log");
+    egui::ScrollArea::vertical()
+        .stick_to_bottom(true)
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            if view.session.steps().is_empty() {
+                ui.label("Nothing has happened yet: roll the dice.");
+            }
+            for step in view.session.steps() {
+                for event in &step.events {
+                    let text = event.to_string();
+                    let line = if step.overridden {
+                        RichText::new(text).color(Color32::from_rgb(230, 140, 40))
+                    } else {
+                        RichText::new(text)
+                    };
+                    ui.label(line);
+                }
+            }
+        });
+}
