@@ -337,7 +337,7 @@ impl TablesightApp {
             Ok(()) => {
                 game.file = Some(path.to_owned());
                 self.settings.last_file = Some(path.to_owned());
-                self.status = Some(format!("Saved {}.", path.display()));
+                self.status = Some(format!("Saved {}.", file_name(path)));
             }
             Err(error) => self.status = Some(format!("Could not save {}: {error}", path.display())),
         }
@@ -347,17 +347,17 @@ impl TablesightApp {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(error) => {
-                self.status = Some(format!("Could not open {}: {error}", path.display()));
+                self.status = Some(format!("Could not open {}: {error}", file_name(path)));
                 return;
             }
         };
         match GameRecord::from_json(&text) {
             Ok(record) => {
-                let message = format!("Opened {}.", path.display());
+                let message = format!("Opened {}.", file_name(path));
                 self.open_record(&record, Some(path.to_owned()), &message);
             }
             Err(error) => {
-                self.status = Some(format!("{} is not a game record: {error}", path.display()));
+                self.status = Some(format!("{} is not a game record: {error}", file_name(path)));
             }
         }
     }
@@ -387,6 +387,14 @@ impl GameView {
             file,
         }
     }
+}
+
+/// The name of a file without its folders, for messages.
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    )
 }
 
 fn load_catalogue(path: &Path) -> Result<TileCatalogue, String> {

@@ -39,8 +39,13 @@ pub fn file_dialog_ui(app: &mut TablesightApp, ctx: &Context) {
     let mut close = false;
     let mut chosen = None;
     egui::Window::new(title).collapsible(false).show(ctx, |ui| {
-        ui.label("File:");
-        ui.add(egui::TextEdit::singleline(&mut dialog.path).desired_width(420.0));
+        let label = ui.label("Path of the file");
+        ui.add(
+            egui::TextEdit::singleline(&mut dialog.path)
+                .hint_text("/home/me/games/tuesday.json")
+                .desired_width(420.0),
+        )
+        .labelled_by(label.id);
         ui.horizontal(|ui| {
             let verb = match dialog.purpose {
                 FilePurpose::SaveGame => "Save",

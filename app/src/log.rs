@@ -15,7 +15,19 @@ pub fn log_ui(view: &GameView, ui: &mut Ui) {
             }
             for step in view.session.steps() {
                 for event in &step.events {
-                    let text = event.to_string();
+                    // The tally has its own table in the scores panel.
+                    let text = match event {
+                        rules::Event::GameEnded(score) => {
+                            let winners: Vec<&str> =
+                                score.winners.iter().map(|p| p.name()).collect();
+                            format!(
+                                "The game is over. Winner: {} ({}).",
+                                winners.join(", "),
+                                score.decided_by
+                            )
+                        }
+                        event => event.to_string(),
+                    };
                     let line = if step.overridden {
                         RichText::new(text).color(Color32::from_rgb(230, 140, 40))
                     } else {

@@ -116,11 +116,10 @@ pub fn new_game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
                 .num_columns(2)
                 .show(ui, |ui| {
                     for (i, name) in TOWER_NAMES.iter().enumerate() {
-                        ui.label(*name);
                         let selected = catalogue
                             .get(&form.towers[i])
                             .map_or_else(|| form.towers[i].clone(), |t| tile_label(t, i == 3));
-                        egui::ComboBox::from_id_salt(("tower-tile", i))
+                        egui::ComboBox::from_label(*name)
                             .selected_text(selected)
                             .width(320.0)
                             .show_ui(ui, |ui| {

@@ -104,7 +104,9 @@ fn tower_ui(
                         .on_hover_text("The floor stack ran out: this tower takes no more dice.");
                 }
                 let new_floor = tower.level > 1 && tower.pillars.iter().all(Option::is_none);
-                if !tower.finished && new_floor && state.floor_stack().next().is_some() {
+                let can_name =
+                    !tower.finished && !state.is_over() && state.floor_stack().next().is_some();
+                if new_floor && can_name {
                     ui.menu_button("tile…", |ui| {
                         ui.label("The tile on this floor is:");
                         for tile in state.floor_stack() {

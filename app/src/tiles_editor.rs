@@ -90,8 +90,13 @@ pub fn tiles_editor_ui(app: &mut TablesightApp, ctx: &Context) {
             });
             ui.separator();
             ui.horizontal(|ui| {
-                ui.label("File:");
-                ui.add(egui::TextEdit::singleline(&mut editor.path).desired_width(360.0));
+                let label = ui.label("File:");
+                ui.add(
+                    egui::TextEdit::singleline(&mut editor.path)
+                        .hint_text("tiles.json")
+                        .desired_width(360.0),
+                )
+                .labelled_by(label.id);
             });
             ui.horizontal(|ui| {
                 if ui.button("Save and use these tiles").clicked() {
@@ -130,11 +135,13 @@ pub fn tiles_editor_ui(app: &mut TablesightApp, ctx: &Context) {
 fn tile_form_ui(tile: &mut Tile, ui: &mut egui::Ui) {
     ui.vertical(|ui| {
         egui::Grid::new("tile-form").num_columns(2).show(ui, |ui| {
-            ui.label("Name");
-            ui.text_edit_singleline(&mut tile.name);
+            let label = ui.label("Name");
+            ui.add(egui::TextEdit::singleline(&mut tile.name).hint_text("tile name"))
+                .labelled_by(label.id);
             ui.end_row();
-            ui.label("Id");
-            ui.text_edit_singleline(&mut tile.id);
+            let label = ui.label("Id");
+            ui.add(egui::TextEdit::singleline(&mut tile.id).hint_text("unique id"))
+                .labelled_by(label.id);
             ui.end_row();
             ui.label("Starting tile");
             ui.checkbox(&mut tile.starting, "star-marked pillars (starts a tower)");
@@ -171,8 +178,8 @@ fn tile_form_ui(tile: &mut Tile, ui: &mut egui::Ui) {
             ui.checkbox(&mut tile.restriction.all_different, "all values different");
             ui.end_row();
             for (i, bonus) in tile.bonuses.iter_mut().enumerate() {
-                ui.label(format!("Pillar {}", i + 1));
-                egui::ComboBox::from_id_salt(("bonus", i))
+                ui.label("");
+                egui::ComboBox::from_label(format!("pillar {}", i + 1))
                     .selected_text(bonus.to_string())
                     .show_ui(ui, |ui| {
                         for option in SIDE_A_BONUSES {
