@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Vec2};
 use egui_kittest::Harness;
-use egui_kittest::kittest::{NodeT, Queryable};
+use egui_kittest::kittest::Queryable;
 use rules::{PlayerColor, ScoreReason};
 use tablesight::app::Screen;
 use tablesight::{Settings, TablesightApp};
