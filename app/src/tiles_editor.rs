@@ -54,6 +54,7 @@ pub fn tiles_editor_ui(app: &mut TablesightApp, ctx: &Context) {
         return;
     };
     let mut open = true;
+    let mut saved = false;
     let mut command = None;
     egui::Window::new("Tile catalogue")
         .open(&mut open)
@@ -64,7 +65,7 @@ pub fn tiles_editor_ui(app: &mut TablesightApp, ctx: &Context) {
                 ui.vertical(|ui| {
                     egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
                         for (i, tile) in editor.tiles.iter().enumerate() {
-                            let label = if tile.starting { format!("★ {}", tile.name) } else { tile.name.clone() };
+                            let label = if tile.starting { format!("{} (starting)", tile.name) } else { tile.name.clone() };
                             if ui.selectable_label(editor.selected == i, label).clicked() {
                                 editor.selected = i;
                             }
@@ -107,6 +108,7 @@ pub fn tiles_editor_ui(app: &mut TablesightApp, ctx: &Context) {
                                 Ok(()) => {
                                     editor.problems.clear();
                                     command = Some(Command::UseCatalogue(catalogue, Some(path)));
+                                    saved = true;
                                 }
                                 Err(error) => editor.problems = vec![format!("Could not save: {error}")],
                             }
@@ -127,7 +129,7 @@ pub fn tiles_editor_ui(app: &mut TablesightApp, ctx: &Context) {
     if let Some(command) = command {
         app.command(command);
     }
-    if !open {
+    if !open || saved {
         app.tiles_editor = None;
     }
 }

@@ -216,3 +216,20 @@ fn records_name_tiles_from_the_catalogue_given_with_tiles() {
     );
     std::fs::remove_file(&file).unwrap();
 }
+
+#[test]
+fn without_a_display_the_window_says_so_and_points_to_the_commands() {
+    let output = Command::new(env!("CARGO_BIN_EXE_tablesight"))
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr.contains("Tablesight needs a display to open its window"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("tablesight score FILE"), "{stderr}");
+    assert!(!stderr.contains("panicked"));
+}

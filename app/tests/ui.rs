@@ -309,3 +309,50 @@ fn a_game_in_progress() {
     harness.snapshot("mid_game");
     std::fs::remove_file(&path).unwrap();
 }
+
+#[test]
+fn the_tile_catalogue_is_edited_in_the_app() {
+    let mut harness = harness();
+    click(&mut harness, "Tiles");
+    click(&mut harness, "Edit the tile catalogue…");
+    let path = temporary("my-tiles.json");
+    harness.state_mut().tiles_editor.as_mut().unwrap().path = path.display().to_string();
+    harness
+        .get_by_label("Yellow 1-2 (starting)")
+        .click_accesskit();
+    harness.run();
+    // The window's grid settles over its first frames: click through AccessKit, which
+    // targets the checkbox itself rather than a screen position.
+    harness.get_by_label("3").click_accesskit();
+    harness.run();
+    harness
+        .get_by_label("Save and use these tiles")
+        .click_accesskit();
+    harness.run();
+    let tile = harness
+        .state()
+        .catalogue
+        .get("start-yellow-1-2")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        tile.restriction.to_string(),
+        "yellow dice showing 1, 2 or 3"
+    );
+    assert_eq!(
+        harness.state().settings.catalogue_path.as_deref(),
+        Some(path.as_path())
+    );
+    let saved = rules::TileCatalogue::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        saved.get("start-yellow-1-2").unwrap().restriction,
+        tile.restriction
+    );
+    start(&mut harness);
+    enter_roll(&mut harness, "yellow3 yellow2 pink3 blue4");
+    place(&mut harness, "yellow 3", "tower A pillar 1: empty");
+    assert!(log_contains(
+        &harness,
+        "Red places the yellow 3 with an apprentice on pillar 1 of tower A"
+    ));
+}
