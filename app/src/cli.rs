@@ -86,7 +86,7 @@ pub fn replay(
     };
     let mut log = Vec::new();
     let mut written = Ok(());
-    let result = record.replay(&catalogue, |index, action, events| {
+    let result = record.replay(&catalogue, |index, action, events, _| {
         if as_json {
             for event in events {
                 log.push(json!({
@@ -170,7 +170,7 @@ pub fn check(out: &mut impl Write, path: &Path, tiles: Option<&Path>) -> Result<
             Ok(record) => record,
             Err(error) => return report_record_error(path, &error),
         };
-        match record.replay(&catalogue, |_, _, _| {}) {
+        match record.replay(&catalogue, |_, _, _, _| {}) {
             Ok(state) => {
                 let problems = state.conservation_problems();
                 if !problems.is_empty() {

@@ -14,8 +14,6 @@ use rules::{
 pub struct Step {
     pub action: Action,
     pub overridden: bool,
-    /// The round the action was played in.
-    pub round: u8,
     pub events: Vec<Event>,
 }
 
@@ -51,21 +49,14 @@ impl Session {
         catalogue: &TileCatalogue,
     ) -> Result<Self, RecordError> {
         let mut session = Self::new(&record.setup, catalogue)?;
-        for (index, action) in record.actions.iter().enumerate() {
-            let overridden = record.overridden.contains(&index);
-            let played = if overridden {
-                session.play_overriding(action)
-            } else {
-                session.play(action)
-            };
-            if let Err(violation) = played {
-                return Err(RecordError::Illegal {
-                    index,
-                    action: action.clone(),
-                    violation,
-                });
-            }
-        }
+        record.replay(catalogue, |index, action, events, state| {
+            session.steps.push(Step {
+                action: action.clone(),
+                overridden: record.overridden.contains(&index),
+                events: events.to_vec(),
+            });
+            session.states.push(state.clone());
+        })?;
         Ok(session)
     }
 
@@ -89,7 +80,6 @@ impl Session {
 
     fn push(&mut self, action: &Action, overriding: bool) -> Result<(), Violation> {
         let state = self.state().clone();
-        let round = state.round();
         let played = if overriding {
             state.play_overriding(action)
         } else {
@@ -100,7 +90,6 @@ impl Session {
         self.steps.push(Step {
             action: action.clone(),
             overridden,
-            round,
             events,
         });
         self.states.push(next);

@@ -180,6 +180,20 @@ impl Action {
     }
 }
 
+/// "Red casts Flip: the rolled blue 1 turns to 6 (through Manipulation)".
+pub(crate) fn write_cast(
+    f: &mut fmt::Formatter<'_>,
+    player: PlayerColor,
+    effect: &SpellEffect,
+    via_manipulation: bool,
+) -> fmt::Result {
+    write!(f, "{player} casts {effect}")?;
+    if via_manipulation {
+        f.write_str(" (through Manipulation)")?;
+    }
+    Ok(())
+}
+
 pub(crate) fn dice_list(dice: &[Die]) -> String {
     let names: Vec<String> = dice.iter().map(Die::to_string).collect();
     names.join(", ")
@@ -209,13 +223,7 @@ impl fmt::Display for Action {
                 player,
                 effect,
                 via_manipulation,
-            } => {
-                write!(f, "{player} casts {effect}")?;
-                if *via_manipulation {
-                    f.write_str(" (through Manipulation)")?;
-                }
-                Ok(())
-            }
+            } => write_cast(f, *player, effect, *via_manipulation),
             Self::Recall { player, spell } => {
                 write!(f, "{player} takes the meeple back from {spell}")
             }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::action::{BonusTarget, MeepleSource, SpellEffect, dice_list};
+use crate::action::{BonusTarget, MeepleSource, SpellEffect, dice_list, write_cast};
 use crate::components::{Die, Meeple, PillarIndex, PlayerColor, SpellId, TowerId};
 use crate::scoring::{FinalScore, ScoreEntry};
 use crate::tiles::PillarBonus;
@@ -158,10 +158,7 @@ impl fmt::Display for Event {
                 effect,
                 via_manipulation,
             } => {
-                write!(f, "{player} casts {effect}")?;
-                if *via_manipulation {
-                    f.write_str(" (through Manipulation)")?;
-                }
+                write_cast(f, *player, effect, *via_manipulation)?;
                 f.write_str(".")
             }
             Self::Recalled { player, spell } => write!(

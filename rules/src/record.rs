@@ -204,11 +204,11 @@ impl GameRecord {
     }
 
     /// Plays every action from the set-up, stopping at the first illegal one. `on_step`
-    /// sees each action with the events it caused, as they happen.
+    /// sees each action with the events it caused and the state it led to, as they happen.
     pub fn replay(
         &self,
         catalogue: &TileCatalogue,
-        mut on_step: impl FnMut(usize, &Action, &[Event]),
+        mut on_step: impl FnMut(usize, &Action, &[Event], &GameState),
     ) -> Result<GameState, RecordError> {
         let mut state = self.setup.start(catalogue)?;
         for (index, action) in self.actions.iter().enumerate() {
@@ -219,7 +219,7 @@ impl GameRecord {
             };
             match played {
                 Ok((next, events)) => {
-                    on_step(index, action, &events);
+                    on_step(index, action, &events, &next);
                     state = next;
                 }
                 Err(illegal) => {
@@ -265,7 +265,7 @@ mod tests {
         ] {
             record.actions.push(Action::from_notation(line).unwrap());
         }
-        let refused = record.replay(&catalogue, |_, _, _| {});
+        let refused = record.replay(&catalogue, |_, _, _, _| {});
         assert!(matches!(
             refused,
             Err(RecordError::Illegal { index: 1, .. })
@@ -275,7 +275,7 @@ mod tests {
         assert_eq!(reread, record);
         let mut log = Vec::new();
         let state = reread
-            .replay(&TileCatalogue::arkhanos(), |_, _, events| {
+            .replay(&TileCatalogue::arkhanos(), |_, _, events, _| {
                 log.extend(events.iter().map(ToString::to_string));
             })
             .unwrap();

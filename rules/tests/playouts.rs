@@ -150,9 +150,9 @@ proptest! {
         let reread = GameRecord::from_json(&record.to_json()).unwrap();
         prop_assert_eq!(&reread, &record);
         let mut first_events = Vec::new();
-        let first = reread.replay(&catalogue, |_, _, e| first_events.push(e.to_vec())).unwrap();
+        let first = reread.replay(&catalogue, |_, _, e, _| first_events.push(e.to_vec())).unwrap();
         let mut second_events = Vec::new();
-        record.replay(&catalogue, |_, _, e| second_events.push(e.to_vec())).unwrap();
+        record.replay(&catalogue, |_, _, e, _| second_events.push(e.to_vec())).unwrap();
         prop_assert_eq!(&first, &state);
         prop_assert_eq!(first_events, second_events);
         for action in &record.actions {
