@@ -195,6 +195,42 @@ impl TablesightApp {
         if pressed(TEACH) {
             self.command(Command::SetTeachMode(!self.settings.teach_mode));
         }
+        // Single keys act on the table only while no text field is being typed into.
+        if ui.memory(|m| m.focused().is_some()) {
+            return;
+        }
+        let key = |key| ui.input_mut(|i| i.consume_key(Modifiers::NONE, key));
+        let Some(game) = self.game() else {
+            return;
+        };
+        let state = game.session.state();
+        let mut chosen = Vec::new();
+        if key(Key::R) && state.awaiting_roll() {
+            chosen.push(Command::RollRandom);
+        }
+        let digits = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5];
+        for (i, digit) in digits.into_iter().enumerate() {
+            if key(digit)
+                && let Some(&die) = state.roll().get(i)
+            {
+                chosen.push(Command::SelectDie(Some(die)));
+            }
+        }
+        if key(Key::A) {
+            chosen.push(Command::SelectRank(Rank::Apprentice));
+        }
+        if key(Key::M) {
+            chosen.push(Command::SelectRank(Rank::Master));
+        }
+        if key(Key::E)
+            && let Some(end) = state
+                .legal_actions()
+                .into_iter()
+                .find(|a| matches!(a, Action::EndTurn { .. }))
+        {
+            chosen.push(Command::Play(end));
+        }
+        self.commands.extend(chosen);
     }
 
     fn apply(&mut self, command: Command) {

@@ -356,3 +356,30 @@ fn the_tile_catalogue_is_edited_in_the_app() {
         "Red places the yellow 3 with an apprentice on pillar 1 of tower A"
     ));
 }
+
+#[test]
+fn single_keys_pick_a_die_and_end_the_turn() {
+    let mut harness = harness();
+    start(&mut harness);
+    enter_roll(&mut harness, "yellow1 yellow2 pink3 blue4");
+    // The roll entry had the focus; a click on the table takes it away.
+    click(&mut harness, "tower B pillar 1: empty");
+    harness.key_press(Key::Num4);
+    harness.run();
+    assert_eq!(
+        harness
+            .state()
+            .game()
+            .unwrap()
+            .selected_die
+            .map(|d| d.to_string())
+            .as_deref(),
+        Some("blue 4")
+    );
+    click(&mut harness, "central tower pillar 1: empty");
+    click(&mut harness, "Decline the bonus");
+    harness.key_press(Key::E);
+    harness.run();
+    let state = harness.state().game().unwrap().session.state().clone();
+    assert_eq!(state.turn().map(|t| t.player), Some(PlayerColor::Green));
+}
