@@ -121,7 +121,11 @@ impl TablesightApp {
                 ),
             },
         };
-        let form = NewGameForm::new(&settings.players, &catalogue);
+        let form = NewGameForm::new(
+            &settings.players,
+            &catalogue,
+            read_autosave(autosave.as_deref()),
+        );
         Self {
             settings,
             catalogue,
@@ -145,12 +149,6 @@ impl TablesightApp {
             Screen::Game(view) => Some(view),
             Screen::NewGame(_) => None,
         }
-    }
-
-    /// An autosaved game that can be resumed, if any.
-    pub fn autosaved_game(&self) -> Option<GameRecord> {
-        let text = std::fs::read_to_string(self.autosave.as_ref()?).ok()?;
-        GameRecord::from_json(&text).ok()
     }
 
     /// Draws one frame and applies the commands it chose.
@@ -266,10 +264,7 @@ impl TablesightApp {
                     game.rank = rank;
                 }
             }
-            Command::ShowNewGame => {
-                let form = NewGameForm::new(&self.settings.players, &self.catalogue);
-                self.screen = Screen::NewGame(form);
-            }
+            Command::ShowNewGame => self.show_new_game(),
             Command::StartGame(setup) => match Session::new(&setup, &self.catalogue) {
                 Ok(session) => {
                     self.settings.players = setup.players.clone();
@@ -280,7 +275,9 @@ impl TablesightApp {
                 Err(error) => self.status = Some(error.to_string()),
             },
             Command::ResumeAutosave => {
-                if let Some(record) = self.autosaved_game() {
+                if let Screen::NewGame(form) = &self.screen
+                    && let Some(record) = form.autosaved.clone()
+                {
                     self.open_record(&record, None, "Resumed the last game.");
                 }
             }
@@ -300,13 +297,18 @@ impl TablesightApp {
                 self.catalogue = catalogue;
                 self.settings.catalogue_path = path;
                 if let Screen::NewGame(_) = self.screen {
-                    let form = NewGameForm::new(&self.settings.players, &self.catalogue);
-                    self.screen = Screen::NewGame(form);
+                    self.show_new_game();
                 }
                 self.status = Some("Tile catalogue updated.".to_owned());
             }
             Command::SetTeachMode(on) => self.settings.teach_mode = on,
         }
+    }
+
+    fn show_new_game(&mut self) {
+        let autosaved = read_autosave(self.autosave.as_deref());
+        let form = NewGameForm::new(&self.settings.players, &self.catalogue, autosaved);
+        self.screen = Screen::NewGame(form);
     }
 
     fn game_mut(&mut self) -> Option<&mut GameView> {
@@ -423,6 +425,12 @@ impl GameView {
             file,
         }
     }
+}
+
+/// The game saved automatically, if there is one that can be read.
+fn read_autosave(path: Option<&Path>) -> Option<GameRecord> {
+    let text = std::fs::read_to_string(path?).ok()?;
+    GameRecord::from_json(&text).ok()
 }
 
 /// The name of a file without its folders, for messages.

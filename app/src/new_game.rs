@@ -2,7 +2,7 @@
 
 use egui::{RichText, Ui};
 use rand::seq::SliceRandom;
-use rules::{GameSetup, PlayerColor, StartingTowers, TileCatalogue, TileRef};
+use rules::{GameRecord, GameSetup, PlayerColor, StartingTowers, TileCatalogue, TileRef};
 
 use crate::app::{Command, TablesightApp};
 use crate::paint::player_color;
@@ -17,12 +17,18 @@ pub struct NewGameForm {
     pub towers: [String; 4],
     /// Tile ids of the floor stack, the next tile first.
     pub stack: Vec<String>,
+    /// The game saved automatically, read once when the screen opens.
+    pub autosaved: Option<GameRecord>,
 }
 
 const TOWER_NAMES: [&str; 4] = ["Tower A", "Tower B", "Tower C", "Central tower"];
 
 impl NewGameForm {
-    pub fn new(players: &[PlayerColor], catalogue: &TileCatalogue) -> Self {
+    pub fn new(
+        players: &[PlayerColor],
+        catalogue: &TileCatalogue,
+        autosaved: Option<GameRecord>,
+    ) -> Self {
         let mut starting = catalogue.starting_tiles().map(|t| t.id.clone());
         let mut next = || starting.next().unwrap_or_default();
         let towers = [next(), next(), next(), next()];
@@ -31,6 +37,7 @@ impl NewGameForm {
             first_player: players.first().copied().unwrap_or(PlayerColor::Red),
             towers,
             stack: Vec::new(),
+            autosaved,
         };
         form.restack(catalogue);
         form
@@ -87,7 +94,6 @@ impl NewGameForm {
 }
 
 pub fn new_game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
-    let autosaved = app.autosaved_game();
     let catalogue = app.catalogue.clone();
     let mut shuffle = false;
     let mut start = None;
@@ -97,7 +103,7 @@ pub fn new_game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
     egui::CentralPanel::default().show(ui, |ui| {
         egui::ScrollArea::vertical().show(ui, |ui| {
             ui.heading("New game of The Towers of Arkhanos");
-            if let Some(record) = &autosaved {
+            if let Some(record) = &form.autosaved {
                 ui.horizontal(|ui| {
                     ui.label(format!(
                         "A game of {} actions was saved automatically.",

@@ -94,7 +94,7 @@ fn tower_ui(
             ui.horizontal(|ui| {
                 let name = match tower.id {
                     TowerId::Central => "Central tower".to_owned(),
-                    id => format!("Tower {}", &format!("{id:?}")),
+                    id => format!("Tower {id:?}"),
                 };
                 let title =
                     ui.label(RichText::new(format!("{name} · level {}", tower.level)).strong());

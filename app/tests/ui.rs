@@ -383,3 +383,38 @@ fn single_keys_pick_a_die_and_end_the_turn() {
     let state = harness.state().game().unwrap().session.state().clone();
     assert_eq!(state.turn().map(|t| t.player), Some(PlayerColor::Green));
 }
+
+#[test]
+fn every_change_is_autosaved_and_the_game_can_be_resumed() {
+    let autosave = temporary("autosave-game.json");
+    let app = TablesightApp::new(Settings::default(), 7, Some(autosave.clone()));
+    let mut harness = Harness::builder()
+        .with_size(Vec2::new(1400.0, 900.0))
+        .build_ui_state(|ui, app: &mut TablesightApp| app.show(ui), app);
+    harness.run();
+    start(&mut harness);
+    enter_roll(&mut harness, "yellow1 yellow2 pink3 blue4");
+    place(&mut harness, "yellow 1", "tower A pillar 1: empty");
+    let saved = rules::GameRecord::from_json(&std::fs::read_to_string(&autosave).unwrap()).unwrap();
+    assert_eq!(
+        saved.actions.len(),
+        2,
+        "the roll and the placement are on disk"
+    );
+    let table = harness.state().game().unwrap().session.state().clone();
+    drop(harness);
+
+    // A new window (after a crash, say) offers the saved game.
+    let app = TablesightApp::new(Settings::default(), 8, Some(autosave.clone()));
+    let mut harness = Harness::builder()
+        .with_size(Vec2::new(1400.0, 900.0))
+        .build_ui_state(|ui, app: &mut TablesightApp| app.show(ui), app);
+    harness.run();
+    assert!(log_contains(
+        &harness,
+        "A game of 2 actions was saved automatically."
+    ));
+    click(&mut harness, "Resume the last game");
+    assert_eq!(harness.state().game().unwrap().session.state(), &table);
+    std::fs::remove_file(&autosave).unwrap();
+}
