@@ -81,7 +81,7 @@ pub struct GameView {
 }
 
 pub enum Screen {
-    NewGame(NewGameForm),
+    NewGame(Box<NewGameForm>),
     Game(Box<GameView>),
 }
 
@@ -129,7 +129,7 @@ impl TablesightApp {
         Self {
             settings,
             catalogue,
-            screen: Screen::NewGame(form),
+            screen: Screen::NewGame(Box::new(form)),
             rng: rules::rng_from_seed(seed),
             autosave,
             file_dialog: None,
@@ -308,7 +308,7 @@ impl TablesightApp {
     fn show_new_game(&mut self) {
         let autosaved = read_autosave(self.autosave.as_deref());
         let form = NewGameForm::new(&self.settings.players, &self.catalogue, autosaved);
-        self.screen = Screen::NewGame(form);
+        self.screen = Screen::NewGame(Box::new(form));
     }
 
     fn game_mut(&mut self) -> Option<&mut GameView> {
