@@ -11,6 +11,8 @@ pub fn game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
         return;
     };
     let mut commands: Vec<Command> = Vec::new();
+    // What the current player may do, computed once for the table and the turn bar.
+    let legal = view.session.state().legal_actions();
     egui::Panel::left("players")
         .resizable(false)
         .exact_size(292.0)
@@ -25,11 +27,11 @@ pub fn game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
             crate::log::log_ui(view, ui);
         });
     egui::Panel::bottom("turn").resizable(false).show(ui, |ui| {
-        crate::turn::turn_ui(view, teach, ui, &mut commands)
+        crate::turn::turn_ui(view, &legal, teach, ui, &mut commands)
     });
     egui::CentralPanel::default().show(ui, |ui| {
         let top = ui.max_rect();
-        crate::table::table_ui(view, teach, ui, &mut commands);
+        crate::table::table_ui(view, &legal, teach, ui, &mut commands);
         // The flag floats over the top of the table, so the towers do not move under it.
         if view.flag.is_some() {
             egui::Area::new(egui::Id::unique("tablesight-flag"))

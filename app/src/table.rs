@@ -31,12 +31,10 @@ fn card_center(tower: TowerId, center: Pos2, radius: f32) -> Pos2 {
 
 /// The pillars the current player can use now: placements of the selected die (or of any
 /// die when none is selected), or the targets of the pending bonus.
-fn legal_targets(view: &GameView) -> BTreeSet<(TowerId, PillarIndex)> {
-    let state = view.session.state();
-    state
-        .legal_actions()
-        .into_iter()
-        .filter_map(|action| match action {
+fn legal_targets(view: &GameView, legal: &[Action]) -> BTreeSet<(TowerId, PillarIndex)> {
+    legal
+        .iter()
+        .filter_map(|action| match *action {
             Action::Place {
                 die,
                 rank,
@@ -55,10 +53,16 @@ fn legal_targets(view: &GameView) -> BTreeSet<(TowerId, PillarIndex)> {
         .collect()
 }
 
-pub fn table_ui(view: &GameView, teach: bool, ui: &mut Ui, commands: &mut Vec<Command>) {
+pub fn table_ui(
+    view: &GameView,
+    legal: &[Action],
+    teach: bool,
+    ui: &mut Ui,
+    commands: &mut Vec<Command>,
+) {
     let state = view.session.state();
     let targets = if teach {
-        legal_targets(view)
+        legal_targets(view, legal)
     } else {
         BTreeSet::new()
     };

@@ -1,6 +1,7 @@
 //! The tile catalogue, editable in the app: each tile's restriction and pillar bonuses, saved
 //! to the user's catalogue file.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -134,6 +135,23 @@ pub fn tiles_editor_ui(app: &mut TablesightApp, ctx: &Context) {
     }
 }
 
+/// A checkbox that says whether `item` is in `set`, and puts it in or takes it out.
+fn set_checkbox<T: Ord>(
+    ui: &mut egui::Ui,
+    set: &mut BTreeSet<T>,
+    item: T,
+    label: impl Into<egui::WidgetText>,
+) {
+    let mut on = set.contains(&item);
+    if ui.checkbox(&mut on, label).changed() {
+        if on {
+            set.insert(item);
+        } else {
+            set.remove(&item);
+        }
+    }
+}
+
 fn tile_form_ui(tile: &mut Tile, ui: &mut egui::Ui) {
     ui.vertical(|ui| {
         egui::Grid::new("tile-form").num_columns(2).show(ui, |ui| {
@@ -151,28 +169,14 @@ fn tile_form_ui(tile: &mut Tile, ui: &mut egui::Ui) {
             ui.label("Colours");
             ui.horizontal(|ui| {
                 for color in DieColor::ALL {
-                    let mut on = tile.restriction.colors.contains(&color);
-                    if ui.checkbox(&mut on, color.name()).changed() {
-                        if on {
-                            tile.restriction.colors.insert(color);
-                        } else {
-                            tile.restriction.colors.remove(&color);
-                        }
-                    }
+                    set_checkbox(ui, &mut tile.restriction.colors, color, color.name());
                 }
             });
             ui.end_row();
             ui.label("Values");
             ui.horizontal(|ui| {
                 for value in DieValue::ALL {
-                    let mut on = tile.restriction.values.contains(&value);
-                    if ui.checkbox(&mut on, value.to_string()).changed() {
-                        if on {
-                            tile.restriction.values.insert(value);
-                        } else {
-                            tile.restriction.values.remove(&value);
-                        }
-                    }
+                    set_checkbox(ui, &mut tile.restriction.values, value, value.to_string());
                 }
             });
             ui.end_row();

@@ -55,7 +55,13 @@ pub fn flag_ui(view: &GameView, teach: bool, ui: &mut Ui, commands: &mut Vec<Com
     ui.add_space(6.0);
 }
 
-pub fn turn_ui(view: &GameView, teach: bool, ui: &mut Ui, commands: &mut Vec<Command>) {
+pub fn turn_ui(
+    view: &GameView,
+    legal: &[Action],
+    teach: bool,
+    ui: &mut Ui,
+    commands: &mut Vec<Command>,
+) {
     let state = view.session.state();
     ui.add_space(4.0);
     match state.phase() {
@@ -78,7 +84,7 @@ pub fn turn_ui(view: &GameView, teach: bool, ui: &mut Ui, commands: &mut Vec<Com
             });
         }
         Phase::Roll => roll_ui(state, ui, commands),
-        Phase::Turn(turn) => turn_bar_ui(view, state, turn, teach, ui, commands),
+        Phase::Turn(turn) => turn_bar_ui(view, state, turn, legal, teach, ui, commands),
     }
     ui.add_space(4.0);
 }
@@ -134,11 +140,11 @@ fn turn_bar_ui(
     view: &GameView,
     state: &GameState,
     turn: &Turn,
+    legal: &[Action],
     teach: bool,
     ui: &mut Ui,
     commands: &mut Vec<Command>,
 ) {
-    let legal = state.legal_actions();
     let Some(me) = state.player(turn.player) else {
         return;
     };
@@ -182,11 +188,11 @@ fn turn_bar_ui(
         }
     });
     if let Some(pending) = turn.pending {
-        bonus_ui(pending, &legal, ui, commands);
+        bonus_ui(pending, legal, ui, commands);
     }
     ui.horizontal_wrapped(|ui| {
-        spells_ui(&legal, teach, ui, commands);
-        for action in &legal {
+        spells_ui(legal, teach, ui, commands);
+        for action in legal {
             if let Action::Recall { spell, .. } = action
                 && ui
                     .button(format!("Take back the meeple on {}", spell.name()))
