@@ -1,0 +1,145 @@
+//! The pinhole camera with radial distortion, and points on the table.
+//!
+//! Table coordinates are millimetres on the printed mat: `x_mm` to the right, `y_mm` towards
+//! the bottom edge as printed, and `height_mm` above the mat. In 3D this is the right-handed
+//! frame (x, y, -height): its z axis points into the table.
+//! Camera coordinates follow the usual convention: x right, y down, z forward.
+
+use nalgebra::{Isometry3, Point2, Point3, Vector2};
+use serde::{Deserialize, Serialize};
+
+/// A place on or above the mat.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TablePoint {
+    pub x_mm: f64,
+    pub y_mm: f64,
+    pub height_mm: f64,
+}
+
+impl TablePoint {
+    pub fn on_mat(x_mm: f64, y_mm: f64) -> Self {
+        Self {
+            x_mm,
+            y_mm,
+            height_mm: 0.0,
+        }
+    }
+
+    pub fn at_height(self, height_mm: f64) -> Self {
+        Self { height_mm, ..self }
+    }
+
+    /// The point in the 3D table frame.
+    pub fn to_3d(self) -> Point3<f64> {
+        Point3::new(self.x_mm, self.y_mm, -self.height_mm)
+    }
+}
+
+/// Focal lengths and principal point in pixels, and two radial distortion coefficients.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Intrinsics {
+    pub fx_px: f64,
+    pub fy_px: f64,
+    pub cx_px: f64,
+    pub cy_px: f64,
+    pub k1: f64,
+    pub k2: f64,
+}
+
+impl Intrinsics {
+    /// A sensible starting guess for an unknown webcam: square pixels, the principal point
+    /// in the middle, no distortion, and the given horizontal field of view.
+    pub fn from_field_of_view(width_px: u32, height_px: u32, horizontal_fov_deg: f64) -> Self {
+        let width = f64::from(width_px);
+        let focal = width / 2.0 / (horizontal_fov_deg.to_radians() / 2.0).tan();
+        Self {
+            fx_px: focal,
+            fy_px: focal,
+            cx_px: width / 2.0,
+            cy_px: f64::from(height_px) / 2.0,
+            k1: 0.0,
+            k2: 0.0,
+        }
+    }
+
+    fn distortion(&self, normalized: Vector2<f64>) -> f64 {
+        let r2 = normalized.norm_squared();
+        1.0 + self.k1 * r2 + self.k2 * r2 * r2
+    }
+
+    /// Pixel of a point in camera coordinates, or `None` behind the camera.
+    pub fn project(&self, p_camera: &Point3<f64>) -> Option<Point2<f64>> {
+        if p_camera.z <= f64::EPSILON {
+            return None;
+        }
+        let normalized = Vector2::new(p_camera.x / p_camera.z, p_camera.y / p_camera.z);
+        let distorted = normalized * self.distortion(normalized);
+        Some(Point2::new(
+            self.fx_px * distorted.x + self.cx_px,
+            self.fy_px * distorted.y + self.cy_px,
+        ))
+    }
+
+    /// The pixel where `pixel` would be seen without lens distortion.
+    pub fn undistort(&self, pixel: &Point2<f64>) -> Point2<f64> {
+        let distorted = Vector2::new(
+            (pixel.x - self.cx_px) / self.fx_px,
+            (pixel.y - self.cy_px) / self.fy_px,
+        );
+        // Fixed-point inversion of the radial model; converges in a few steps for webcam lenses.
+        let mut normalized = distorted;
+        for _ in 0..20 {
+            normalized = distorted / self.distortion(normalized);
+        }
+        Point2::new(
+            self.fx_px * normalized.x + self.cx_px,
+            self.fy_px * normalized.y + self.cy_px,
+        )
+    }
+
+    /// Pixels of a table point without distortion (the pinhole part only).
+    pub fn project_pinhole(&self, p_camera: &Point3<f64>) -> Option<Point2<f64>> {
+        Self {
+            k1: 0.0,
+            k2: 0.0,
+            ..*self
+        }
+        .project(p_camera)
+    }
+}
+
+/// A calibrated camera: intrinsics and where it stands relative to the table.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Camera {
+    pub intrinsics: Intrinsics,
+    pub camera_from_table: Isometry3<f64>,
+}
+
+impl Camera {
+    /// The pixel where a point on or above the table appears, or `None` behind the camera.
+    pub fn project(&self, point: TablePoint) -> Option<Point2<f64>> {
+        let p_camera = self.camera_from_table * point.to_3d();
+        self.intrinsics.project(&p_camera)
+    }
+
+    /// Where the camera is, in table coordinates (its height above the mat is `-z`).
+    pub fn position_in_table(&self) -> Point3<f64> {
+        self.camera_from_table.inverse() * Point3::origin()
+    }
+
+    /// Millimetres on the mat covered by one pixel around `point` (the mean of the two axes).
+    pub fn mm_per_px(&self, point: TablePoint) -> Option<f64> {
+        let step_mm = 1.0;
+        let here = self.project(point)?;
+        let right = self.project(TablePoint {
+            x_mm: point.x_mm + step_mm,
+            ..point
+        })?;
+        let down = self.project(TablePoint {
+            y_mm: point.y_mm + step_mm,
+            ..point
+        })?;
+        let px_per_mm = ((right - here).norm() + (down - here).norm()) / 2.0;
+        (px_per_mm > 0.0).then(|| 1.0 / px_per_mm)
+    }
+}
