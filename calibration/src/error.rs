@@ -11,6 +11,8 @@ pub enum CalibrationError {
     Degenerate,
     #[error("the mat layout file cannot be read: {0}")]
     LayoutFormat(String),
+    #[error("marker detection failed: {0}")]
+    Detector(String),
     #[error("the mat layout has problems:\n{}", .0.join("\n"))]
     InvalidLayout(Vec<String>),
 }

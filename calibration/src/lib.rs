@@ -5,9 +5,11 @@ pub mod camera;
 pub mod error;
 pub mod homography;
 pub mod layout;
+pub mod markers;
 pub mod pose;
 
 pub use camera::{Camera, Intrinsics, TablePoint};
 pub use error::CalibrationError;
 pub use layout::{Marker, MatLayout, Zone, ZoneKind};
+pub use markers::{GrayFrame, MarkerDetection, MarkerDetector, MatArtwork, observations};
 pub use pose::{CameraFit, Observation, fit_camera};

@@ -5,58 +5,14 @@
 // A round trip that cannot build its scene should fail loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use calibration::{
-    CalibrationError, Camera, Intrinsics, MatLayout, Observation, TablePoint, fit_camera,
-};
-use nalgebra::{
-    Isometry3, Matrix3, Point2, Point3, Rotation3, Translation3, UnitQuaternion, Vector3,
-};
+mod common;
+
+use calibration::{CalibrationError, Camera, MatLayout, Observation, TablePoint, fit_camera};
+use common::{FLOOR_HEIGHT_MM, HEIGHT, WIDTH, true_camera, webcam};
+use nalgebra::{Point2, Point3};
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-
-const WIDTH: f64 = 1280.0;
-const HEIGHT: f64 = 720.0;
-/// One floor of a tower: a die (16 mm) under a tile (about 4 mm).
-const FLOOR_HEIGHT_MM: f64 = 20.0;
-
-fn webcam() -> Intrinsics {
-    Intrinsics {
-        fx_px: 900.0,
-        fy_px: 900.0,
-        cx_px: 640.0,
-        cy_px: 360.0,
-        k1: -0.08,
-        k2: 0.01,
-    }
-}
-
-/// A camera at `eye` (table frame: z into the table) looking at `target`, with the mat's
-/// near edge at the bottom of the image.
-fn looking_at(eye: Point3<f64>, target: Point3<f64>) -> Camera {
-    let forward = (target - eye).normalize();
-    let towards_near_edge = Vector3::y();
-    let down = (towards_near_edge - forward * forward.dot(&towards_near_edge)).normalize();
-    let right = down.cross(&forward);
-    let table_from_camera =
-        Rotation3::from_matrix_unchecked(Matrix3::from_columns(&[right, down, forward]));
-    let camera_from_table = table_from_camera.inverse();
-    Camera {
-        intrinsics: webcam(),
-        camera_from_table: Isometry3::from_parts(
-            Translation3::from(-(camera_from_table * eye.coords)),
-            UnitQuaternion::from_rotation_matrix(&camera_from_table),
-        ),
-    }
-}
-
-/// From the player's side of the table: 65 cm above the mat, 35 cm back from its centre.
-fn true_camera() -> Camera {
-    looking_at(
-        Point3::new(297.0, 560.0, -650.0),
-        Point3::new(297.0, 210.0, 0.0),
-    )
-}
 
 fn gaussian(rng: &mut impl Rng, sigma: f64) -> f64 {
     let u1: f64 = rng.random_range(f64::EPSILON..1.0);

@@ -1,0 +1,50 @@
+//! The scene shared by the round-trip tests: a webcam looking at the A2 mat from the
+//! player's side of the table.
+
+#![allow(dead_code)] // reason: each test file uses its own part of the scene
+
+use calibration::{Camera, Intrinsics};
+use nalgebra::{Isometry3, Matrix3, Point3, Rotation3, Translation3, UnitQuaternion, Vector3};
+
+pub const WIDTH: f64 = 1280.0;
+pub const HEIGHT: f64 = 720.0;
+/// One floor of a tower: a die (16 mm) under a tile (about 4 mm).
+pub const FLOOR_HEIGHT_MM: f64 = 20.0;
+
+pub fn webcam() -> Intrinsics {
+    Intrinsics {
+        fx_px: 900.0,
+        fy_px: 900.0,
+        cx_px: 640.0,
+        cy_px: 360.0,
+        k1: -0.08,
+        k2: 0.01,
+    }
+}
+
+/// A camera at `eye` (table frame: z into the table) looking at `target`, with the mat's
+/// near edge at the bottom of the image.
+pub fn looking_at(eye: Point3<f64>, target: Point3<f64>) -> Camera {
+    let forward = (target - eye).normalize();
+    let towards_near_edge = Vector3::y();
+    let down = (towards_near_edge - forward * forward.dot(&towards_near_edge)).normalize();
+    let right = down.cross(&forward);
+    let table_from_camera =
+        Rotation3::from_matrix_unchecked(Matrix3::from_columns(&[right, down, forward]));
+    let camera_from_table = table_from_camera.inverse();
+    Camera {
+        intrinsics: webcam(),
+        camera_from_table: Isometry3::from_parts(
+            Translation3::from(-(camera_from_table * eye.coords)),
+            UnitQuaternion::from_rotation_matrix(&camera_from_table),
+        ),
+    }
+}
+
+/// From the player's side of the table: 65 cm above the mat, 35 cm back from its centre.
+pub fn true_camera() -> Camera {
+    looking_at(
+        Point3::new(297.0, 560.0, -650.0),
+        Point3::new(297.0, 210.0, 0.0),
+    )
+}
