@@ -7,7 +7,7 @@
 mod common;
 
 use calibration::{GrayFrame, MarkerDetector, MatArtwork, MatLayout, fit_camera, observations};
-use common::{FLOOR_HEIGHT_MM, true_camera, webcam};
+use common::{FLOOR_HEIGHT_MM, position_error_mm, rotation_error_deg, true_camera, webcam};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -91,13 +91,8 @@ fn the_pose_is_recovered_from_a_rendered_frame() {
         &mut ChaCha8Rng::seed_from_u64(5),
     )
     .unwrap();
-    let rotation_deg = fit
-        .camera
-        .camera_from_table
-        .rotation
-        .angle_to(&truth.camera_from_table.rotation)
-        .to_degrees();
-    let position_mm = (fit.camera.position_in_table() - truth.position_in_table()).norm();
+    let rotation_deg = rotation_error_deg(&fit.camera, &truth);
+    let position_mm = position_error_mm(&fit.camera, &truth);
     assert!(rotation_deg < 0.3, "{rotation_deg}");
     assert!(position_mm < 5.0, "{position_mm}");
     assert!(
@@ -134,13 +129,8 @@ fn blur_noise_and_a_hand_over_half_the_mat_still_give_the_pose() {
     );
     let truth = true_camera();
     let fit = fit_camera(&observations(&layout, &detections), &webcam(), &mut rng).unwrap();
-    let rotation_deg = fit
-        .camera
-        .camera_from_table
-        .rotation
-        .angle_to(&truth.camera_from_table.rotation)
-        .to_degrees();
-    let position_mm = (fit.camera.position_in_table() - truth.position_in_table()).norm();
+    let rotation_deg = rotation_error_deg(&fit.camera, &truth);
+    let position_mm = position_error_mm(&fit.camera, &truth);
     assert!(rotation_deg < 0.5, "{rotation_deg}");
     assert!(position_mm < 10.0, "{position_mm}");
 }

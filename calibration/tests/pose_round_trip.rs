@@ -8,7 +8,9 @@
 mod common;
 
 use calibration::{CalibrationError, Camera, MatLayout, Observation, TablePoint, fit_camera};
-use common::{FLOOR_HEIGHT_MM, HEIGHT, WIDTH, true_camera, webcam};
+use common::{
+    FLOOR_HEIGHT_MM, HEIGHT, WIDTH, position_error_mm, rotation_error_deg, true_camera, webcam,
+};
 use nalgebra::{Point2, Point3};
 use rand::Rng;
 use rand::SeedableRng;
@@ -54,17 +56,6 @@ fn observe(
         }
     }
     (observations, junk)
-}
-
-fn rotation_error_deg(a: &Camera, b: &Camera) -> f64 {
-    a.camera_from_table
-        .rotation
-        .angle_to(&b.camera_from_table.rotation)
-        .to_degrees()
-}
-
-fn position_error_mm(a: &Camera, b: &Camera) -> f64 {
-    (a.position_in_table() - b.position_in_table()).norm()
 }
 
 #[test]

@@ -48,3 +48,16 @@ pub fn true_camera() -> Camera {
         Point3::new(297.0, 210.0, 0.0),
     )
 }
+
+/// The angle between the two cameras' orientations, in degrees.
+pub fn rotation_error_deg(a: &Camera, b: &Camera) -> f64 {
+    a.camera_from_table
+        .rotation
+        .angle_to(&b.camera_from_table.rotation)
+        .to_degrees()
+}
+
+/// The distance between the two cameras, in mm.
+pub fn position_error_mm(a: &Camera, b: &Camera) -> f64 {
+    (a.position_in_table() - b.position_in_table()).norm()
+}
