@@ -3,6 +3,7 @@
 //! only one that reads and writes files.
 
 pub mod app;
+pub mod calibration_cli;
 pub mod cli;
 mod files;
 mod game;

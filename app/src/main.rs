@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use rules::PlayerColor;
 
-use tablesight::cli;
+use std::io::Write;
+
+use tablesight::{calibration_cli, cli};
 
 #[derive(Parser)]
 #[command(
@@ -60,6 +62,44 @@ enum Command {
     },
     /// Prints the shipped tile catalogue, to copy and edit for `--tiles`.
     Tiles,
+    /// Writes the printable play mat: PDF (all sheets), PNG or SVG (a file per sheet).
+    Mat {
+        /// The file to write: .pdf, .png or .svg.
+        #[arg(long)]
+        out: PathBuf,
+        /// A4 (tiles to tape together), A3, A2 or Letter.
+        #[arg(long, default_value = "A4")]
+        paper: String,
+        /// A mat layout file (default: the shipped A2 mat; see `tablesight mat-layout`).
+        #[arg(long)]
+        layout: Option<PathBuf>,
+        /// Resolution of PNG sheets.
+        #[arg(long, default_value_t = 300)]
+        dpi: u32,
+    },
+    /// Prints the shipped mat layout (millimetres), to copy and edit for `--layout`.
+    MatLayout,
+    /// Finds the mat in a photo: markers, lens, camera pose, reprojection error, zones.
+    Calibrate {
+        /// A photo (PNG or JPEG) of the table from the camera's place.
+        image: PathBuf,
+        /// More photos of the mat from other places, to measure the lens better.
+        #[arg(long = "view")]
+        views: Vec<PathBuf>,
+        #[arg(long)]
+        layout: Option<PathBuf>,
+        /// Use the lens of this saved calibration instead of estimating it.
+        #[arg(long)]
+        intrinsics: Option<PathBuf>,
+        /// Only check that this saved calibration still fits the photo.
+        #[arg(long)]
+        check: Option<PathBuf>,
+        /// Save the calibration to this file.
+        #[arg(long)]
+        save: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -103,10 +143,39 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             )
         }
         Command::Tiles => {
-            use std::io::Write;
             writeln!(out, "{}", rules::TileCatalogue::arkhanos().to_json())?;
             Ok(cli::Outcome::Ok)
         }
+        Command::Mat {
+            out: destination,
+            paper,
+            layout,
+            dpi,
+        } => calibration_cli::mat(out, &destination, &paper, layout.as_deref(), dpi),
+        Command::MatLayout => {
+            writeln!(out, "{}", serde_json::to_string_pretty(&calibration::MatLayout::a2())?)?;
+            Ok(cli::Outcome::Ok)
+        }
+        Command::Calibrate {
+            image,
+            views,
+            layout,
+            intrinsics,
+            check,
+            save,
+            json,
+        } => calibration_cli::calibrate(
+            out,
+            &calibration_cli::CalibrateOptions {
+                image: &image,
+                views: &views,
+                layout: layout.as_deref(),
+                intrinsics: intrinsics.as_deref(),
+                check: check.as_deref(),
+                save: save.as_deref(),
+                json,
+            },
+        ),
     }
 }
 

@@ -5,7 +5,7 @@
 //! frame (x, y, -height): its z axis points into the table.
 //! Camera coordinates follow the usual convention: x right, y down, z forward.
 
-use nalgebra::{Isometry3, Point2, Point3, Vector2};
+use nalgebra::{Isometry3, Matrix3, Point2, Point3, Vector2};
 use serde::{Deserialize, Serialize};
 
 /// A place on or above the mat.
@@ -120,6 +120,16 @@ impl Camera {
     pub fn project(&self, point: TablePoint) -> Option<Point2<f64>> {
         let p_camera = self.camera_from_table * point.to_3d();
         self.intrinsics.project(&p_camera)
+    }
+
+    /// The homography from the mat plane (mm) to undistorted pixels.
+    pub fn image_from_mat(&self) -> Matrix3<f64> {
+        let k = &self.intrinsics;
+        let intrinsic = Matrix3::new(k.fx_px, 0.0, k.cx_px, 0.0, k.fy_px, k.cy_px, 0.0, 0.0, 1.0);
+        let rotation = self.camera_from_table.rotation.to_rotation_matrix();
+        let r = rotation.matrix();
+        let t = self.camera_from_table.translation.vector;
+        intrinsic * Matrix3::from_columns(&[r.column(0).into_owned(), r.column(1).into_owned(), t])
     }
 
     /// Where the camera is, in table coordinates (its height above the mat is `-z`).

@@ -13,6 +13,12 @@ pub enum CalibrationError {
     LayoutFormat(String),
     #[error("marker detection failed: {0}")]
     Detector(String),
+    #[error("the calibration file cannot be read: {0}")]
+    FileFormat(String),
+    #[error("the saved calibration does not fit this view: {0}")]
+    DoesNotFit(String),
+    #[error("unknown paper \"{0}\"; choose A4, A3, A2 or Letter")]
+    UnknownPaper(String),
     #[error("the mat layout has problems:\n{}", .0.join("\n"))]
     InvalidLayout(Vec<String>),
 }

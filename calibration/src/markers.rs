@@ -38,10 +38,11 @@ fn family_kind(name: &str) -> Result<TagFamilyKind, CalibrationError> {
 
 /// The printed look of the mat: marker cells black or white, zones outlined, the rest light.
 pub struct MatArtwork {
-    layout: MatLayout,
-    /// Per marker, its 8 by 8 cells inside the black border (true = white).
-    cells: Vec<Vec<bool>>,
-    width_at_border: usize,
+    pub(crate) layout: MatLayout,
+    /// Per marker, its cells out to the black border, row by row (true = white).
+    pub(crate) cells: Vec<Vec<bool>>,
+    /// Cells along a side of a marker, black border included.
+    pub(crate) width_at_border: usize,
 }
 
 const PAPER: u8 = 232;

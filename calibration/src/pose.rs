@@ -1,14 +1,13 @@
 //! The camera's pose from marker corners on the mat: a robust homography gives a first
 //! pose, which Levenberg-Marquardt refines against the distorted pixels.
 
-use nalgebra::{
-    DMatrix, DVector, Isometry3, Matrix3, Point2, Translation3, UnitQuaternion, Vector3,
-};
+use nalgebra::{DVector, Isometry3, Matrix3, Point2, Translation3, UnitQuaternion, Vector3};
 use rand::Rng;
 
 use crate::camera::{Camera, Intrinsics, TablePoint};
 use crate::error::CalibrationError;
-use crate::homography::{Correspondence, fit_robust};
+use crate::homography::{Correspondence, RobustFit, fit_robust};
+use crate::least_squares::minimise;
 
 /// A point of the mat seen at a pixel of the frame (as the camera saw it, distorted).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,7 +56,7 @@ pub fn pose_from_homography(
     ))
 }
 
-fn residuals(camera: &Camera, observations: &[Observation]) -> DVector<f64> {
+pub(crate) fn residuals(camera: &Camera, observations: &[Observation]) -> DVector<f64> {
     let mut r = DVector::zeros(2 * observations.len());
     for (i, o) in observations.iter().enumerate() {
         // A point behind the camera gets a large residual rather than none.
@@ -68,7 +67,8 @@ fn residuals(camera: &Camera, observations: &[Observation]) -> DVector<f64> {
     r
 }
 
-fn perturbed(pose: &Isometry3<f64>, delta: &DVector<f64>) -> Isometry3<f64> {
+/// `pose` moved by a small rotation (scaled axis, radians) and translation (mm).
+pub(crate) fn perturbed(pose: &Isometry3<f64>, delta: &[f64]) -> Isometry3<f64> {
     let rotation = UnitQuaternion::from_scaled_axis(Vector3::new(delta[0], delta[1], delta[2]));
     Isometry3::from_parts(
         Translation3::from(pose.translation.vector + Vector3::new(delta[3], delta[4], delta[5])),
@@ -76,51 +76,75 @@ fn perturbed(pose: &Isometry3<f64>, delta: &DVector<f64>) -> Isometry3<f64> {
     )
 }
 
+/// Finite-difference steps for a pose perturbation: radians, then mm.
+pub(crate) const POSE_STEPS: [f64; 6] = [1e-6, 1e-6, 1e-6, 1e-3, 1e-3, 1e-3];
+
 /// Levenberg-Marquardt on the six pose parameters, minimising the reprojection error.
 pub fn refine_pose(
     start: Isometry3<f64>,
     intrinsics: &Intrinsics,
     observations: &[Observation],
 ) -> Isometry3<f64> {
-    let camera = |pose| Camera {
+    let camera = |delta: &DVector<f64>| Camera {
         intrinsics: *intrinsics,
-        camera_from_table: pose,
+        camera_from_table: perturbed(&start, delta.as_slice()),
     };
-    let mut pose = start;
-    let mut r = residuals(&camera(pose), observations);
-    let mut damping = 1e-3;
-    for _ in 0..50 {
-        let mut jacobian = DMatrix::zeros(r.len(), 6);
-        for k in 0..6 {
-            let step = if k < 3 { 1e-6 } else { 1e-3 };
-            let mut delta = DVector::zeros(6);
-            delta[k] = step;
-            let shifted = residuals(&camera(perturbed(&pose, &delta)), observations);
-            jacobian.set_column(k, &((shifted - &r) / step));
-        }
-        let jt = jacobian.transpose();
-        let mut normal = &jt * &jacobian;
-        for k in 0..6 {
-            normal[(k, k)] *= 1.0 + damping;
-        }
-        let Some(step) = normal.lu().solve(&(-(&jt * &r))) else {
-            break;
-        };
-        let candidate = perturbed(&pose, &step);
-        let candidate_r = residuals(&camera(candidate), observations);
-        if candidate_r.norm_squared() < r.norm_squared() {
-            let gain = r.norm_squared() - candidate_r.norm_squared();
-            pose = candidate;
-            r = candidate_r;
-            damping = (damping / 3.0).max(1e-9);
-            if gain < 1e-12 {
-                break;
-            }
-        } else {
-            damping *= 4.0;
-        }
+    let delta = minimise(DVector::zeros(6), &POSE_STEPS, 50, |delta| {
+        residuals(&camera(delta), observations)
+    });
+    perturbed(&start, delta.as_slice())
+}
+
+/// The homography from the mat to undistorted pixels through the observations that agree
+/// with each other (RANSAC, within `threshold_px`), with at least [`MIN_POINTS`] of them.
+pub(crate) fn robust_homography(
+    observations: &[Observation],
+    intrinsics: &Intrinsics,
+    threshold_px: f64,
+    rng: &mut impl Rng,
+) -> Result<RobustFit, CalibrationError> {
+    if observations.len() < MIN_POINTS {
+        return Err(CalibrationError::TooFewPoints {
+            found: observations.len(),
+            needed: MIN_POINTS,
+        });
     }
-    pose
+    let correspondences: Vec<Correspondence> = observations
+        .iter()
+        .map(|o| Correspondence {
+            table_mm: Point2::new(o.table.x_mm, o.table.y_mm),
+            image_px: intrinsics.undistort(&o.pixel),
+        })
+        .collect();
+    let robust = fit_robust(&correspondences, threshold_px, 400, rng).ok_or(CalibrationError::Degenerate)?;
+    if robust.inliers.len() < MIN_POINTS {
+        return Err(CalibrationError::TooFewPoints {
+            found: robust.inliers.len(),
+            needed: MIN_POINTS,
+        });
+    }
+    Ok(robust)
+}
+
+/// The fewest mat points a fit accepts: two markers' corners.
+pub const MIN_POINTS: usize = 8;
+
+/// Median and largest distance between where `camera` projects the points and where they
+/// were seen.
+pub fn reprojection_errors(camera: &Camera, observations: &[Observation]) -> (f64, f64) {
+    let mut errors: Vec<f64> = observations
+        .iter()
+        .map(|o| {
+            camera
+                .project(o.table)
+                .map_or(f64::INFINITY, |p| (p - o.pixel).norm())
+        })
+        .collect();
+    if errors.is_empty() {
+        return (0.0, 0.0);
+    }
+    errors.sort_by(f64::total_cmp);
+    (errors[errors.len() / 2], errors[errors.len() - 1])
 }
 
 /// A camera fitted to the markers of one frame, with its quality figures.
@@ -140,27 +164,7 @@ pub fn fit_camera(
     intrinsics: &Intrinsics,
     rng: &mut impl Rng,
 ) -> Result<CameraFit, CalibrationError> {
-    const NEEDED: usize = 8;
-    if observations.len() < NEEDED {
-        return Err(CalibrationError::TooFewPoints {
-            found: observations.len(),
-            needed: NEEDED,
-        });
-    }
-    let correspondences: Vec<Correspondence> = observations
-        .iter()
-        .map(|o| Correspondence {
-            table_mm: Point2::new(o.table.x_mm, o.table.y_mm),
-            image_px: intrinsics.undistort(&o.pixel),
-        })
-        .collect();
-    let robust = fit_robust(&correspondences, 4.0, 400, rng).ok_or(CalibrationError::Degenerate)?;
-    if robust.inliers.len() < NEEDED {
-        return Err(CalibrationError::TooFewPoints {
-            found: robust.inliers.len(),
-            needed: NEEDED,
-        });
-    }
+    let robust = robust_homography(observations, intrinsics, 4.0, rng)?;
     let start = pose_from_homography(&robust.image_from_table, intrinsics)
         .ok_or(CalibrationError::Degenerate)?;
     let inliers: Vec<Observation> = robust.inliers.iter().map(|&i| observations[i]).collect();
@@ -168,17 +172,7 @@ pub fn fit_camera(
         intrinsics: *intrinsics,
         camera_from_table: refine_pose(start, intrinsics, &inliers),
     };
-    let mut errors: Vec<f64> = inliers
-        .iter()
-        .map(|o| {
-            camera
-                .project(o.table)
-                .map_or(f64::INFINITY, |p| (p - o.pixel).norm())
-        })
-        .collect();
-    errors.sort_by(f64::total_cmp);
-    let reprojection_median_px = errors[errors.len() / 2];
-    let reprojection_max_px = errors.last().copied().unwrap_or(f64::INFINITY);
+    let (reprojection_median_px, reprojection_max_px) = reprojection_errors(&camera, &inliers);
     Ok(CameraFit {
         camera,
         inliers: robust.inliers,

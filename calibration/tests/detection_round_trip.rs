@@ -150,3 +150,59 @@ fn a_frame_of_another_size_is_refused() {
         "{error}"
     );
 }
+
+/// A warm lamp at the top-left: light falls from 110 % there to 45 % in the far corner.
+fn uneven_light(frame: &GrayFrame) -> GrayFrame {
+    let (w, h) = (frame.width as f64, frame.height as f64);
+    let pixels = frame
+        .pixels
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| {
+            let (x, y) = ((i % frame.width) as f64 / w, (i / frame.width) as f64 / h);
+            let light = 1.1 - 0.65 * (x * x + y * y).sqrt() / std::f64::consts::SQRT_2;
+            (f64::from(p) * light).round().clamp(0.0, 255.0) as u8
+        })
+        .collect();
+    GrayFrame {
+        pixels,
+        ..frame.clone()
+    }
+}
+
+/// The frame through a webcam's JPEG encoder at `quality` and back.
+fn jpeg(frame: &GrayFrame, quality: u8) -> GrayFrame {
+    let image = image::GrayImage::from_raw(
+        frame.width as u32,
+        frame.height as u32,
+        frame.pixels.clone(),
+    )
+    .unwrap();
+    let mut bytes = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, quality)
+        .encode_image(&image)
+        .unwrap();
+    let decoded = image::load_from_memory(&bytes).unwrap().to_luma8();
+    GrayFrame {
+        width: frame.width,
+        height: frame.height,
+        pixels: decoded.into_raw(),
+    }
+}
+
+#[test]
+fn uneven_light_and_jpeg_artefacts_still_give_the_pose() {
+    let (layout, frame) = rendered();
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let frame = jpeg(&uneven_light(&degrade(&frame, 6, &mut rng)), 55);
+    let mut detector = MarkerDetector::new(&layout, WIDTH_PX, HEIGHT_PX).unwrap();
+    let detections = detector.detect(&frame).unwrap();
+    assert!(detections.len() >= 10, "{} markers", detections.len());
+    let truth = true_camera();
+    let fit = fit_camera(&observations(&layout, &detections), &webcam(), &mut rng).unwrap();
+    let rotation_deg = rotation_error_deg(&fit.camera, &truth);
+    let position_mm = position_error_mm(&fit.camera, &truth);
+    assert!(rotation_deg < 0.4, "{rotation_deg}");
+    assert!(position_mm < 8.0, "{position_mm}");
+    assert!(fit.reprojection_median_px < 1.0);
+}

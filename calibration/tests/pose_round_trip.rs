@@ -7,56 +7,15 @@
 
 mod common;
 
-use calibration::{CalibrationError, Camera, MatLayout, Observation, TablePoint, fit_camera};
+use calibration::{CalibrationError, MatLayout, TablePoint, fit_camera};
 use common::{
-    FLOOR_HEIGHT_MM, HEIGHT, WIDTH, position_error_mm, rotation_error_deg, true_camera, webcam,
+    FLOOR_HEIGHT_MM, observe, position_error_mm, rotation_error_deg, true_camera,
+    webcam,
 };
-use nalgebra::{Point2, Point3};
-use rand::Rng;
+use nalgebra::Point3;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-fn gaussian(rng: &mut impl Rng, sigma: f64) -> f64 {
-    let u1: f64 = rng.random_range(f64::EPSILON..1.0);
-    let u2: f64 = rng.random();
-    sigma * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
-
-/// The marker corners the camera sees, with pixel noise; `wrong` of them replaced by junk.
-fn observe(
-    camera: &Camera,
-    layout: &MatLayout,
-    keep: impl Fn(u32) -> bool,
-    noise_px: f64,
-    wrong: f64,
-    rng: &mut impl Rng,
-) -> (Vec<Observation>, Vec<usize>) {
-    let mut observations = Vec::new();
-    let mut junk = Vec::new();
-    for marker in layout.markers.iter().filter(|m| keep(m.id)) {
-        for corner in marker.corners() {
-            let pixel = camera.project(corner).unwrap();
-            assert!(
-                (0.0..WIDTH).contains(&pixel.x) && (0.0..HEIGHT).contains(&pixel.y),
-                "corner out of view: {pixel}"
-            );
-            let pixel = if rng.random::<f64>() < wrong {
-                junk.push(observations.len());
-                Point2::new(rng.random_range(0.0..WIDTH), rng.random_range(0.0..HEIGHT))
-            } else {
-                Point2::new(
-                    pixel.x + gaussian(rng, noise_px),
-                    pixel.y + gaussian(rng, noise_px),
-                )
-            };
-            observations.push(Observation {
-                table: corner,
-                pixel,
-            });
-        }
-    }
-    (observations, junk)
-}
 
 #[test]
 fn the_pose_is_recovered_from_noisy_corners_with_wrong_detections() {

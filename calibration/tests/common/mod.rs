@@ -3,8 +3,11 @@
 
 #![allow(dead_code)] // reason: each test file uses its own part of the scene
 
-use calibration::{Camera, Intrinsics};
-use nalgebra::{Isometry3, Matrix3, Point3, Rotation3, Translation3, UnitQuaternion, Vector3};
+use calibration::{Camera, Intrinsics, MatLayout, Observation};
+use nalgebra::{
+    Isometry3, Matrix3, Point2, Point3, Rotation3, Translation3, UnitQuaternion, Vector3,
+};
+use rand::Rng;
 
 pub const WIDTH: f64 = 1280.0;
 pub const HEIGHT: f64 = 720.0;
@@ -60,4 +63,46 @@ pub fn rotation_error_deg(a: &Camera, b: &Camera) -> f64 {
 /// The distance between the two cameras, in mm.
 pub fn position_error_mm(a: &Camera, b: &Camera) -> f64 {
     (a.position_in_table() - b.position_in_table()).norm()
+}
+
+pub fn gaussian(rng: &mut impl Rng, sigma: f64) -> f64 {
+    let u1: f64 = rng.random_range(f64::EPSILON..1.0);
+    let u2: f64 = rng.random();
+    sigma * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// The marker corners the camera sees, with pixel noise; `wrong` of them replaced by junk.
+pub fn observe(
+    camera: &Camera,
+    layout: &MatLayout,
+    keep: impl Fn(u32) -> bool,
+    noise_px: f64,
+    wrong: f64,
+    rng: &mut impl Rng,
+) -> (Vec<Observation>, Vec<usize>) {
+    let mut observations = Vec::new();
+    let mut junk = Vec::new();
+    for marker in layout.markers.iter().filter(|m| keep(m.id)) {
+        for corner in marker.corners() {
+            let pixel = camera.project(corner).unwrap();
+            assert!(
+                (0.0..WIDTH).contains(&pixel.x) && (0.0..HEIGHT).contains(&pixel.y),
+                "corner out of view: {pixel}"
+            );
+            let pixel = if rng.random::<f64>() < wrong {
+                junk.push(observations.len());
+                Point2::new(rng.random_range(0.0..WIDTH), rng.random_range(0.0..HEIGHT))
+            } else {
+                Point2::new(
+                    pixel.x + gaussian(rng, noise_px),
+                    pixel.y + gaussian(rng, noise_px),
+                )
+            };
+            observations.push(Observation {
+                table: corner,
+                pixel,
+            });
+        }
+    }
+    (observations, junk)
 }
