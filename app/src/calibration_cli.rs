@@ -167,7 +167,6 @@ pub fn mat(
             destination.display()
         ),
     }
-    let [w, h] = layout.size_mm;
     let sheets = if count == 1 {
         format!("one {} sheet", paper.name())
     } else {
@@ -180,7 +179,7 @@ pub fn mat(
             calibration::print::TILE_OVERLAP_MM
         )
     };
-    writeln!(out, "{} ({w} x {h} mm) on {sheets}.", layout.name)?;
+    writeln!(out, "{} on {sheets}.", layout.name)?;
     for path in &written {
         writeln!(out, "wrote {}", path.display())?;
     }

@@ -233,3 +233,163 @@ fn without_a_display_the_window_says_so_and_points_to_the_commands() {
     assert!(stderr.contains("tablesight score FILE"), "{stderr}");
     assert!(!stderr.contains("panicked"));
 }
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tablesight-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_printed_mat_carries_every_marker_at_its_true_size() {
+    let dir = temp_dir("mat-png");
+    let out = dir.join("mat.png");
+    let dpi: f64 = 100.0;
+    let (code, stdout, stderr) = run(&[
+        "mat",
+        "--paper",
+        "a2",
+        "--dpi",
+        "100",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("on one A2 sheet"), "{stdout}");
+    // The PNG goes through the same reader and detector as a camera frame.
+    let frame = vision::read_gray(&out).unwrap();
+    let px_per_mm = dpi / 25.4;
+    assert_eq!(frame.width, (594.0 * px_per_mm).round() as usize);
+    let layout = calibration::MatLayout::a2();
+    let mut detector =
+        calibration::MarkerDetector::new(&layout, frame.width, frame.height).unwrap();
+    let detections = detector.detect(&frame).unwrap();
+    let mut ids: Vec<u32> = detections.iter().map(|d| d.id).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..12).collect::<Vec<_>>());
+    for d in &detections {
+        for (corner, pixel) in layout.marker(d.id).unwrap().corners().iter().zip(d.corners_px) {
+            // Detections put pixel centres at whole numbers, the PNG its pixel edges.
+            let expected_x = corner.x_mm * px_per_mm - 0.5;
+            let expected_y = corner.y_mm * px_per_mm - 0.5;
+            assert!(
+                (pixel.x - expected_x).abs() < 0.75 && (pixel.y - expected_y).abs() < 0.75,
+                "marker {} corner at ({:.1}, {:.1}) px, printed at ({expected_x:.1}, {expected_y:.1})",
+                d.id,
+                pixel.x,
+                pixel.y
+            );
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_mat_tiles_onto_a4_sheets_in_one_pdf_or_several_svgs() {
+    let dir = temp_dir("mat-tiles");
+    let pdf = dir.join("mat.pdf");
+    let (code, stdout, stderr) = run(&["mat", "--out", pdf.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("8 A4 sheets, portrait (2 rows of 4)"), "{stdout}");
+    let bytes = std::fs::read(&pdf).unwrap();
+    assert!(bytes.starts_with(b"%PDF-"));
+    let pages = bytes.windows(9).filter(|w| w == b"/MediaBox").count();
+    assert_eq!(pages, 8);
+
+    let svg = dir.join("mat.svg");
+    let (code, stdout, _) = run(&["mat", "--paper", "letter", "--out", svg.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("mat-8.svg"), "{stdout}");
+    let sheet = std::fs::read_to_string(dir.join("mat-1.svg")).unwrap();
+    assert!(sheet.contains(r#"width="215.9mm" height="279.4mm""#));
+
+    let (code, _, stderr) = run(&["mat", "--paper", "b5", "--out", svg.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("unknown paper \"b5\""), "{stderr}");
+    let (code, _, stderr) = run(&["mat", "--out", dir.join("mat.doc").to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("name it .pdf, .png or .svg"), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn calibrate_finds_the_mat_in_a_photo() {
+    let (code, stdout, stderr) = run(&["calibrate", &path("mat-view-front.jpg")]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("Markers found: 12 of 12"), "{stdout}");
+    assert!(stdout.contains("Reprojection error: median"), "{stdout}");
+    assert!(stdout.contains("tower-a"), "{stdout}");
+}
+
+#[test]
+fn calibrate_json_with_a_second_view_recovers_the_camera() {
+    let (code, stdout, stderr) = run(&[
+        "calibrate",
+        "--json",
+        &path("mat-view-front.jpg"),
+        "--view",
+        &path("mat-view-left.jpg"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    // The fixture's camera (calibration/examples/render_view.rs): 650 mm above the point
+    // (297, 560) of the mat, focal length 900 px, k1 -0.08.
+    let position: Vec<f64> = serde_json::from_value(report["camera_position_mm"].clone()).unwrap();
+    let expected = [297.0, 560.0, 650.0];
+    for (found, expected) in position.iter().zip(expected) {
+        assert!((found - expected).abs() < 8.0, "{position:?}");
+    }
+    let fx = report["intrinsics"]["fx_px"].as_f64().unwrap();
+    assert!((fx - 900.0).abs() < 10.0, "{fx}");
+    assert!(report["reprojection_median_px"].as_f64().unwrap() < 0.5);
+    assert_eq!(report["markers"].as_array().unwrap().len(), 12);
+    let zones = report["zones"].as_array().unwrap();
+    let tower = zones.iter().find(|z| z["name"] == "tower-a").unwrap();
+    assert_eq!(tower["floors_px"].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn a_saved_calibration_is_checked_against_new_photos() {
+    let dir = temp_dir("calibration-file");
+    let saved = dir.join("calibration.json");
+    let (code, _, stderr) = run(&[
+        "calibrate",
+        &path("mat-view-front.jpg"),
+        "--save",
+        saved.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, _) = run(&[
+        "calibrate",
+        &path("mat-view-front.jpg"),
+        "--check",
+        saved.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("fits"), "{stdout}");
+    let (code, _, stderr) = run(&[
+        "calibrate",
+        &path("mat-view-left.jpg"),
+        "--check",
+        saved.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("the camera or the mat moved"), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn calibrate_explains_a_corrupt_photo_and_a_photo_without_the_mat() {
+    let dir = temp_dir("bad-photos");
+    let corrupt = dir.join("corrupt.jpg");
+    std::fs::write(&corrupt, b"\xff\xd8\xff\xe0 not a real jpeg").unwrap();
+    let (code, _, stderr) = run(&["calibrate", corrupt.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("cannot read the image"), "{stderr}");
+    let blank = dir.join("blank.png");
+    image::GrayImage::from_pixel(640, 480, image::Luma([200])).save(&blank).unwrap();
+    let (code, _, stderr) = run(&["calibrate", blank.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("found 0 marker(s) of the mat"), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

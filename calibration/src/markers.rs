@@ -196,11 +196,13 @@ impl MarkerDetector {
         Ok(detections
             .into_iter()
             .map(|d| {
-                // kornia orders corners top-right, bottom-right, bottom-left, top-left.
+                // kornia orders corners top-right, bottom-right, bottom-left, top-left, and
+                // puts pixel edges at whole numbers; the camera model puts pixel centres
+                // there (as OpenCV does), half a pixel further.
                 let c = |i: usize| {
                     Point2::new(
-                        f64::from(d.quad.corners[i].x),
-                        f64::from(d.quad.corners[i].y),
+                        f64::from(d.quad.corners[i].x) - 0.5,
+                        f64::from(d.quad.corners[i].y) - 0.5,
                     )
                 };
                 MarkerDetection {

@@ -372,13 +372,13 @@ impl Tiling {
             )
         };
         let svg = format!(
-            r##"<defs><clipPath id="tile"><rect x="{m}" y="{m}" width="{uw}" height="{uh}"/></clipPath></defs><g clip-path="url(#tile)"><g transform="translate({tx} {ty})">{body}</g></g><rect x="{m}" y="{m}" width="{uw}" height="{uh}" fill="none" stroke="#808080" stroke-width="0.2" stroke-dasharray="1 1.5"/><text x="{m}" y="{ly}" font-family="{FONT}" font-size="3" fill="{INK}">Tablesight · {} · sheet {number} of {count} (row {}, column {}). {trim}</text>"##,
+            r##"<defs><clipPath id="tile"><rect x="{m}" y="{m}" width="{uw}" height="{uh}"/></clipPath></defs><g clip-path="url(#tile)"><g transform="translate({tx} {ty})">{body}</g></g><rect x="{m}" y="{m}" width="{uw}" height="{uh}" fill="none" stroke="#808080" stroke-width="0.2" stroke-dasharray="1 1.5"/><text x="{m}" y="{ly}" font-family="{FONT}" font-size="3" fill="{INK}"><tspan x="{m}">Tablesight · {} · sheet {number} of {count}: row {}, column {}.</tspan><tspan x="{m}" dy="4">{trim}</tspan></text>"##,
             escape(name),
             row + 1,
             column + 1,
             tx = m - x0,
             ty = m - y0,
-            ly = ph - m / 2.0 + 1.0,
+            ly = ph - m + 4.0,
         );
         PrintPage {
             size_mm: [pw, ph],

@@ -7,8 +7,11 @@
 mod common;
 
 use calibration::{GrayFrame, MarkerDetector, MatArtwork, MatLayout, fit_camera, observations};
-use common::{FLOOR_HEIGHT_MM, position_error_mm, rotation_error_deg, true_camera, webcam};
-use rand::{Rng, SeedableRng};
+use common::{
+    FLOOR_HEIGHT_MM, degrade, jpeg, position_error_mm, rotation_error_deg, true_camera,
+    uneven_light, webcam,
+};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 const WIDTH_PX: usize = 1280;
@@ -20,32 +23,6 @@ fn rendered() -> (MatLayout, GrayFrame) {
         .unwrap()
         .render_view(&true_camera(), WIDTH_PX, HEIGHT_PX);
     (layout, frame)
-}
-
-/// Sensor noise (uniform, +-amplitude grey levels) and a 3x3 box blur (defocus).
-fn degrade(frame: &GrayFrame, amplitude: i32, rng: &mut impl Rng) -> GrayFrame {
-    let (w, h) = (frame.width, frame.height);
-    let mut blurred = frame.pixels.clone();
-    for y in 1..h - 1 {
-        for x in 1..w - 1 {
-            let mut sum = 0u32;
-            for dy in 0..3 {
-                for dx in 0..3 {
-                    sum += u32::from(frame.pixels[(y + dy - 1) * w + x + dx - 1]);
-                }
-            }
-            blurred[y * w + x] = (sum / 9) as u8;
-        }
-    }
-    let pixels = blurred
-        .into_iter()
-        .map(|p| (i32::from(p) + rng.random_range(-amplitude..=amplitude)).clamp(0, 255) as u8)
-        .collect();
-    GrayFrame {
-        width: w,
-        height: h,
-        pixels,
-    }
 }
 
 #[test]
@@ -149,45 +126,6 @@ fn a_frame_of_another_size_is_refused() {
         error.contains("made for 1280x720 frames, this one is 640x480"),
         "{error}"
     );
-}
-
-/// A warm lamp at the top-left: light falls from 110 % there to 45 % in the far corner.
-fn uneven_light(frame: &GrayFrame) -> GrayFrame {
-    let (w, h) = (frame.width as f64, frame.height as f64);
-    let pixels = frame
-        .pixels
-        .iter()
-        .enumerate()
-        .map(|(i, &p)| {
-            let (x, y) = ((i % frame.width) as f64 / w, (i / frame.width) as f64 / h);
-            let light = 1.1 - 0.65 * (x * x + y * y).sqrt() / std::f64::consts::SQRT_2;
-            (f64::from(p) * light).round().clamp(0.0, 255.0) as u8
-        })
-        .collect();
-    GrayFrame {
-        pixels,
-        ..frame.clone()
-    }
-}
-
-/// The frame through a webcam's JPEG encoder at `quality` and back.
-fn jpeg(frame: &GrayFrame, quality: u8) -> GrayFrame {
-    let image = image::GrayImage::from_raw(
-        frame.width as u32,
-        frame.height as u32,
-        frame.pixels.clone(),
-    )
-    .unwrap();
-    let mut bytes = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, quality)
-        .encode_image(&image)
-        .unwrap();
-    let decoded = image::load_from_memory(&bytes).unwrap().to_luma8();
-    GrayFrame {
-        width: frame.width,
-        height: frame.height,
-        pixels: decoded.into_raw(),
-    }
 }
 
 #[test]

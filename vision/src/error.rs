@@ -5,10 +5,7 @@ use std::path::PathBuf;
 /// Why a frame could not be read or understood.
 #[derive(Debug, thiserror::Error)]
 pub enum VisionError {
-    #[error("cannot read the image {path}: {source}")]
-    Image {
-        path: PathBuf,
-        #[source]
-        source: image::ImageError,
-    },
+    /// Missing, truncated, corrupt or of an unknown format; `reason` is the decoder's word.
+    #[error("cannot read the image {path}: {reason}")]
+    Image { path: PathBuf, reason: String },
 }

@@ -21,9 +21,9 @@ pub fn gray_from_image(image: &DynamicImage) -> GrayFrame {
 /// Reads a PNG or JPEG file as a grey frame; a missing, truncated or corrupt file is an
 /// error that names it.
 pub fn read_gray(path: &Path) -> Result<GrayFrame, VisionError> {
-    let image = image::open(path).map_err(|source| VisionError::Image {
+    let image = image::open(path).map_err(|error| VisionError::Image {
         path: path.to_owned(),
-        source,
+        reason: error.to_string(),
     })?;
     Ok(gray_from_image(&image))
 }

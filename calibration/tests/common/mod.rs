@@ -3,7 +3,7 @@
 
 #![allow(dead_code)] // reason: each test file uses its own part of the scene
 
-use calibration::{Camera, Intrinsics, MatLayout, Observation};
+use calibration::{Camera, GrayFrame, Intrinsics, MatLayout, Observation};
 use nalgebra::{
     Isometry3, Matrix3, Point2, Point3, Rotation3, Translation3, UnitQuaternion, Vector3,
 };
@@ -106,3 +106,69 @@ pub fn observe(
     }
     (observations, junk)
 }
+
+/// Sensor noise (uniform, +-amplitude grey levels) and a 3x3 box blur (defocus).
+pub fn degrade(frame: &GrayFrame, amplitude: i32, rng: &mut impl Rng) -> GrayFrame {
+    let (w, h) = (frame.width, frame.height);
+    let mut blurred = frame.pixels.clone();
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            let mut sum = 0u32;
+            for dy in 0..3 {
+                for dx in 0..3 {
+                    sum += u32::from(frame.pixels[(y + dy - 1) * w + x + dx - 1]);
+                }
+            }
+            blurred[y * w + x] = (sum / 9) as u8;
+        }
+    }
+    let pixels = blurred
+        .into_iter()
+        .map(|p| (i32::from(p) + rng.random_range(-amplitude..=amplitude)).clamp(0, 255) as u8)
+        .collect();
+    GrayFrame {
+        width: w,
+        height: h,
+        pixels,
+    }
+}
+
+/// A warm lamp at the top-left: light falls from 110 % there to 45 % in the far corner.
+pub fn uneven_light(frame: &GrayFrame) -> GrayFrame {
+    let (w, h) = (frame.width as f64, frame.height as f64);
+    let pixels = frame
+        .pixels
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| {
+            let (x, y) = ((i % frame.width) as f64 / w, (i / frame.width) as f64 / h);
+            let light = 1.1 - 0.65 * (x * x + y * y).sqrt() / std::f64::consts::SQRT_2;
+            (f64::from(p) * light).round().clamp(0.0, 255.0) as u8
+        })
+        .collect();
+    GrayFrame {
+        pixels,
+        ..frame.clone()
+    }
+}
+
+/// The frame through a webcam's JPEG encoder at `quality` and back.
+pub fn jpeg(frame: &GrayFrame, quality: u8) -> GrayFrame {
+    let image = image::GrayImage::from_raw(
+        frame.width as u32,
+        frame.height as u32,
+        frame.pixels.clone(),
+    )
+    .unwrap();
+    let mut bytes = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, quality)
+        .encode_image(&image)
+        .unwrap();
+    let decoded = image::load_from_memory(&bytes).unwrap().to_luma8();
+    GrayFrame {
+        width: frame.width,
+        height: frame.height,
+        pixels: decoded.into_raw(),
+    }
+}
+
