@@ -82,7 +82,9 @@ fn pdf(pages: &[PrintPage]) -> Result<Vec<u8>> {
             .map_err(|e| anyhow::anyhow!("cannot convert the mat to PDF: {e}"))?;
         let mut map = HashMap::new();
         let chunk = chunk.renumber(|old| *map.entry(old).or_insert_with(|| alloc.bump()));
-        let svg_id = *map.get(&svg_id).context("the converted page lost its drawing")?;
+        let svg_id = *map
+            .get(&svg_id)
+            .context("the converted page lost its drawing")?;
         let (page_id, content_id) = (alloc.bump(), alloc.bump());
         let pt = |mm: f64| (mm / MM_PER_INCH * 72.0) as f32;
         let [w, h] = page.size_mm.map(pt);
@@ -111,10 +113,9 @@ fn page_path(out: &Path, index: usize, count: usize) -> PathBuf {
     if count == 1 {
         return out.to_owned();
     }
-    let stem = out.file_stem().map_or_else(
-        || "mat".to_owned(),
-        |s| s.to_string_lossy().into_owned(),
-    );
+    let stem = out
+        .file_stem()
+        .map_or_else(|| "mat".to_owned(), |s| s.to_string_lossy().into_owned());
     let extension = out
         .extension()
         .map(|e| format!(".{}", e.to_string_lossy()))
@@ -173,7 +174,11 @@ pub fn mat(
         format!(
             "{count} {} sheets, {} ({} rows of {}), overlapping by {} mm",
             paper.name(),
-            if plan.landscape { "landscape" } else { "portrait" },
+            if plan.landscape {
+                "landscape"
+            } else {
+                "portrait"
+            },
             plan.rows,
             plan.columns,
             calibration::print::TILE_OVERLAP_MM
@@ -300,10 +305,7 @@ pub fn calibrate(out: &mut impl Write, options: &CalibrateOptions) -> Result<Out
         .with_context(|| format!("cannot fit the camera to {image_name}"))?;
     let camera = fit.camera;
     let quality = view_quality(&camera, &layout, size[0], size[1]);
-    let table_from_image = camera
-        .image_from_mat()
-        .try_inverse()
-        .map(|m| m / m[(2, 2)]);
+    let table_from_image = camera.image_from_mat().try_inverse().map(|m| m / m[(2, 2)]);
     let position = camera.position_in_table();
     let reprojection = (fit.reprojection_median_px, fit.reprojection_max_px);
 
@@ -439,7 +441,10 @@ fn write_report(
         "Reprojection error: median {:.2} px, max {:.2} px ({} of {} marker corners used)",
         parts.reprojection.0, parts.reprojection.1, parts.used, parts.seen
     )?;
-    writeln!(out, "Zones (image position at the mat; towers also at floor 5):")?;
+    writeln!(
+        out,
+        "Zones (image position at the mat; towers also at floor 5):"
+    )?;
     for zone in &quality.zones {
         let at = |p: Option<&[f64; 2]>| {
             p.map_or_else(
@@ -459,7 +464,11 @@ fn write_report(
             at(zone.center_px.as_ref()),
             zone.mm_per_px.unwrap_or(f64::NAN),
             zone.die_px.unwrap_or(f64::NAN),
-            if zone.in_view { "" } else { "  (not wholly in view)" }
+            if zone.in_view {
+                ""
+            } else {
+                "  (not wholly in view)"
+            }
         )?;
     }
     for warning in &quality.warnings {

@@ -153,7 +153,11 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             dpi,
         } => calibration_cli::mat(out, &destination, &paper, layout.as_deref(), dpi),
         Command::MatLayout => {
-            writeln!(out, "{}", serde_json::to_string_pretty(&calibration::MatLayout::a2())?)?;
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&calibration::MatLayout::a2())?
+            )?;
             Ok(cli::Outcome::Ok)
         }
         Command::Calibrate {

@@ -268,7 +268,13 @@ fn the_printed_mat_carries_every_marker_at_its_true_size() {
     ids.sort_unstable();
     assert_eq!(ids, (0..12).collect::<Vec<_>>());
     for d in &detections {
-        for (corner, pixel) in layout.marker(d.id).unwrap().corners().iter().zip(d.corners_px) {
+        for (corner, pixel) in layout
+            .marker(d.id)
+            .unwrap()
+            .corners()
+            .iter()
+            .zip(d.corners_px)
+        {
             // Detections put pixel centres at whole numbers, the PNG its pixel edges.
             let expected_x = corner.x_mm * px_per_mm - 0.5;
             let expected_y = corner.y_mm * px_per_mm - 0.5;
@@ -290,7 +296,10 @@ fn the_mat_tiles_onto_a4_sheets_in_one_pdf_or_several_svgs() {
     let pdf = dir.join("mat.pdf");
     let (code, stdout, stderr) = run(&["mat", "--out", pdf.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("8 A4 sheets, portrait (2 rows of 4)"), "{stdout}");
+    assert!(
+        stdout.contains("8 A4 sheets, portrait (2 rows of 4)"),
+        "{stdout}"
+    );
     let bytes = std::fs::read(&pdf).unwrap();
     assert!(bytes.starts_with(b"%PDF-"));
     let pages = bytes.windows(9).filter(|w| w == b"/MediaBox").count();
@@ -387,7 +396,9 @@ fn calibrate_explains_a_corrupt_photo_and_a_photo_without_the_mat() {
     assert_eq!(code, 1);
     assert!(stderr.contains("cannot read the image"), "{stderr}");
     let blank = dir.join("blank.png");
-    image::GrayImage::from_pixel(640, 480, image::Luma([200])).save(&blank).unwrap();
+    image::GrayImage::from_pixel(640, 480, image::Luma([200]))
+        .save(&blank)
+        .unwrap();
     let (code, _, stderr) = run(&["calibrate", blank.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(stderr.contains("found 0 marker(s) of the mat"), "{stderr}");

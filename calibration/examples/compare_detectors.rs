@@ -93,9 +93,10 @@ fn timed(mut detect: impl FnMut() -> Found) -> (Found, f64) {
 
 fn main() {
     let layout = MatLayout::a2();
-    let clean = MatArtwork::new(&layout)
-        .unwrap()
-        .render_view(&common::true_camera(), WIDTH, HEIGHT);
+    let clean =
+        MatArtwork::new(&layout)
+            .unwrap()
+            .render_view(&common::true_camera(), WIDTH, HEIGHT);
     let mut rng = ChaCha8Rng::seed_from_u64(6);
     let noisy = common::degrade(&clean, 12, &mut rng);
     let mut hand = noisy.clone();
@@ -104,7 +105,10 @@ fn main() {
             hand.pixels[y * WIDTH + x] = 95;
         }
     }
-    let lamp_jpeg = common::jpeg(&common::uneven_light(&common::degrade(&clean, 6, &mut rng)), 55);
+    let lamp_jpeg = common::jpeg(
+        &common::uneven_light(&common::degrade(&clean, 6, &mut rng)),
+        55,
+    );
     let frames = [
         ("clean", clean),
         ("blur + noise", noisy),

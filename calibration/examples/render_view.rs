@@ -14,7 +14,9 @@ use nalgebra::Point3;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let out = args.next().expect("usage: render_view OUT.(png|jpg) [front|left]");
+    let out = args
+        .next()
+        .expect("usage: render_view OUT.(png|jpg) [front|left]");
     let camera = match args.next().as_deref() {
         None | Some("front") => common::true_camera(),
         Some("left") => common::looking_at(

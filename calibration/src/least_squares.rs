@@ -70,6 +70,9 @@ mod tests {
                 samples.iter().map(|(t, y)| p[0] * (p[1] * t).exp() - y),
             )
         });
-        assert!((x[0] - 2.5).abs() < 1e-5 && (x[1] + 1.3).abs() < 1e-5, "{x}");
+        assert!(
+            (x[0] - 2.5).abs() < 1e-5 && (x[1] + 1.3).abs() < 1e-5,
+            "{x}"
+        );
     }
 }

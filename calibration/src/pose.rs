@@ -116,7 +116,8 @@ pub(crate) fn robust_homography(
             image_px: intrinsics.undistort(&o.pixel),
         })
         .collect();
-    let robust = fit_robust(&correspondences, threshold_px, 400, rng).ok_or(CalibrationError::Degenerate)?;
+    let robust =
+        fit_robust(&correspondences, threshold_px, 400, rng).ok_or(CalibrationError::Degenerate)?;
     if robust.inliers.len() < MIN_POINTS {
         return Err(CalibrationError::TooFewPoints {
             found: robust.inliers.len(),

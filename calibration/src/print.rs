@@ -138,7 +138,10 @@ impl MatArtwork {
         let [w, h] = layout.size_mm;
         let mut warnings = Vec::new();
         let mut svg = String::new();
-        let _ = write!(svg, r#"<rect x="0" y="0" width="{w}" height="{h}" fill="white"/>"#);
+        let _ = write!(
+            svg,
+            r#"<rect x="0" y="0" width="{w}" height="{h}" fill="white"/>"#
+        );
         for (marker, cells) in layout.markers.iter().zip(&self.cells) {
             let half = marker.size_mm / 2.0;
             let (left, top) = (marker.center_mm[0] - half, marker.center_mm[1] - half);
@@ -323,7 +326,8 @@ impl Tiling {
         let columns = count(mat_mm[0], usable_mm[0]);
         let rows = count(mat_mm[1], usable_mm[1]);
         // The tiles cover a little more than the mat; centre them on it.
-        let covered = |n: usize, usable: f64| n as f64 * (usable - TILE_OVERLAP_MM) + TILE_OVERLAP_MM;
+        let covered =
+            |n: usize, usable: f64| n as f64 * (usable - TILE_OVERLAP_MM) + TILE_OVERLAP_MM;
         let start_mm = [
             (mat_mm[0] - covered(columns, usable_mm[0])) / 2.0,
             (mat_mm[1] - covered(rows, usable_mm[1])) / 2.0,
@@ -550,7 +554,13 @@ mod tests {
     fn the_printed_mat_has_every_marker_zone_and_the_scale_bar() {
         let svg = artwork().svg();
         assert!(svg.contains(r#"width="594mm" height="420mm""#));
-        for zone in ["Tower A", "Tower central", "Roll area", "Mana pool", "Spellbook 4"] {
+        for zone in [
+            "Tower A",
+            "Tower central",
+            "Roll area",
+            "Mana pool",
+            "Spellbook 4",
+        ] {
             assert!(svg.contains(&format!(">{zone}<")), "{zone}");
         }
         for id in 0..12 {

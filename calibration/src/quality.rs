@@ -42,7 +42,12 @@ pub struct ViewQuality {
 }
 
 /// Projects every zone of `layout` through `camera` into a `width_px` by `height_px` frame.
-pub fn view_quality(camera: &Camera, layout: &MatLayout, width_px: usize, height_px: usize) -> ViewQuality {
+pub fn view_quality(
+    camera: &Camera,
+    layout: &MatLayout,
+    width_px: usize,
+    height_px: usize,
+) -> ViewQuality {
     let inside = |p: &[f64; 2]| {
         (0.0..width_px as f64).contains(&p[0]) && (0.0..height_px as f64).contains(&p[1])
     };
@@ -63,16 +68,17 @@ pub fn view_quality(camera: &Camera, layout: &MatLayout, width_px: usize, height
         .collect();
         let floors_px: Vec<[f64; 2]> = if zone.kind == ZoneKind::Tower {
             (1..=TOP_FLOOR)
-                .filter_map(|floor| pixel(zone.center().at_height(f64::from(floor) * FLOOR_HEIGHT_MM)))
+                .filter_map(|floor| {
+                    pixel(zone.center().at_height(f64::from(floor) * FLOOR_HEIGHT_MM))
+                })
                 .collect()
         } else {
             Vec::new()
         };
         let mm_per_px = camera.mm_per_px(zone.center());
         let die_px = mm_per_px.map(|mm| DIE_SIZE_MM / mm);
-        let in_view = corners_px.len() == 4
-            && corners_px.iter().all(inside)
-            && floors_px.iter().all(inside);
+        let in_view =
+            corners_px.len() == 4 && corners_px.iter().all(inside) && floors_px.iter().all(inside);
         if !in_view {
             warnings.push(format!(
                 "{} is not wholly in view: turn or raise the camera",

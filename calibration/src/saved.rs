@@ -70,8 +70,8 @@ impl SavedCalibration {
     }
 
     pub fn from_json(text: &str) -> Result<Self, CalibrationError> {
-        let saved: Self = serde_json::from_str(text)
-            .map_err(|e| CalibrationError::FileFormat(e.to_string()))?;
+        let saved: Self =
+            serde_json::from_str(text).map_err(|e| CalibrationError::FileFormat(e.to_string()))?;
         if saved.format != FORMAT || saved.version != 1 {
             return Err(CalibrationError::FileFormat(format!(
                 "expected \"{FORMAT}\" version 1, found \"{}\" version {}",

@@ -18,10 +18,22 @@ use rand_chacha::ChaCha8Rng;
 fn views() -> Vec<Camera> {
     vec![
         true_camera(),
-        looking_at(Point3::new(200.0, 560.0, -700.0), Point3::new(310.0, 210.0, 0.0)),
-        looking_at(Point3::new(400.0, 560.0, -700.0), Point3::new(285.0, 210.0, 0.0)),
-        looking_at(Point3::new(297.0, 400.0, -800.0), Point3::new(297.0, 210.0, 0.0)),
-        looking_at(Point3::new(297.0, 600.0, -600.0), Point3::new(297.0, 190.0, 0.0)),
+        looking_at(
+            Point3::new(200.0, 560.0, -700.0),
+            Point3::new(310.0, 210.0, 0.0),
+        ),
+        looking_at(
+            Point3::new(400.0, 560.0, -700.0),
+            Point3::new(285.0, 210.0, 0.0),
+        ),
+        looking_at(
+            Point3::new(297.0, 400.0, -800.0),
+            Point3::new(297.0, 210.0, 0.0),
+        ),
+        looking_at(
+            Point3::new(297.0, 600.0, -600.0),
+            Point3::new(297.0, 190.0, 0.0),
+        ),
     ]
 }
 
@@ -75,7 +87,11 @@ fn several_views_give_focal_length_principal_point_and_distortion() {
     assert!((k.cx_px - expected.cx_px).abs() < 8.0, "{k:?}");
     assert!((k.cy_px - expected.cy_px).abs() < 8.0, "{k:?}");
     assert!((k.k1 - expected.k1).abs() < 0.02, "{k:?}");
-    assert!(fit.reprojection_median_px < 0.6, "{}", fit.reprojection_median_px);
+    assert!(
+        fit.reprojection_median_px < 0.6,
+        "{}",
+        fit.reprojection_median_px
+    );
     for (found, camera) in fit.cameras.iter().zip(&truth) {
         assert!(rotation_error_deg(found, camera) < 0.3);
         assert!(position_error_mm(found, camera) < 8.0);

@@ -9,13 +9,11 @@ mod common;
 
 use calibration::{CalibrationError, MatLayout, TablePoint, fit_camera};
 use common::{
-    FLOOR_HEIGHT_MM, observe, position_error_mm, rotation_error_deg, true_camera,
-    webcam,
+    FLOOR_HEIGHT_MM, observe, position_error_mm, rotation_error_deg, true_camera, webcam,
 };
 use nalgebra::Point3;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-
 
 #[test]
 fn the_pose_is_recovered_from_noisy_corners_with_wrong_detections() {

@@ -103,14 +103,29 @@ fn a_bumped_camera_is_tracked_again_after_a_few_frames() {
     let layout = MatLayout::a2();
     let mut rng = ChaCha8Rng::seed_from_u64(23);
     let mut tracker = Tracker::new(layout.clone(), webcam());
-    tracker.update(&detections(&true_camera(), &layout, |_| true, 0.3, &mut rng));
+    tracker.update(&detections(
+        &true_camera(),
+        &layout,
+        |_| true,
+        0.3,
+        &mut rng,
+    ));
     let bumped = looking_at(
         Point3::new(320.0, 570.0, -640.0),
         Point3::new(290.0, 215.0, 0.0),
     );
     // Only two markers in view of the bumped camera: they disagree with the fit in use.
     let status = tracker.update(&detections(&bumped, &layout, |id| id < 2, 0.3, &mut rng));
-    assert!(matches!(status, TrackStatus::Moved { markers_seen: 2, .. }), "{status:?}");
+    assert!(
+        matches!(
+            status,
+            TrackStatus::Moved {
+                markers_seen: 2,
+                ..
+            }
+        ),
+        "{status:?}"
+    );
     for frame in 1..=3 {
         let status = tracker.update(&detections(&bumped, &layout, |_| true, 0.3, &mut rng));
         if frame < 3 {
@@ -145,16 +160,26 @@ fn a_saved_calibration_round_trips_and_says_when_it_no_longer_fits() {
         Point3::new(297.0, 200.0, 0.0),
     );
     let error = loaded
-        .check_fits(&layout, [1280, 720], &detections(&moved, &layout, |_| true, 0.3, &mut rng))
+        .check_fits(
+            &layout,
+            [1280, 720],
+            &detections(&moved, &layout, |_| true, 0.3, &mut rng),
+        )
         .unwrap_err()
         .to_string();
     assert!(error.contains("the camera or the mat moved"), "{error}");
-    let error = loaded.check_fits(&layout, [640, 480], &seen).unwrap_err().to_string();
+    let error = loaded
+        .check_fits(&layout, [640, 480], &seen)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("made for 1280x720 frames"), "{error}");
     let error = SavedCalibration::from_json(r#"{"format": "tablesight-game"}"#)
         .unwrap_err()
         .to_string();
-    assert!(error.starts_with("the calibration file cannot be read"), "{error}");
+    assert!(
+        error.starts_with("the calibration file cannot be read"),
+        "{error}"
+    );
 }
 
 #[test]

@@ -34,7 +34,8 @@ mod tests {
 
     #[test]
     fn a_corrupt_file_is_a_clear_error() {
-        let path = std::env::temp_dir().join(format!("tablesight-corrupt-{}.png", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("tablesight-corrupt-{}.png", std::process::id()));
         std::fs::write(&path, b"\x89PNG\r\n\x1a\nnot really").unwrap();
         let error = read_gray(&path).unwrap_err().to_string();
         std::fs::remove_file(&path).unwrap();

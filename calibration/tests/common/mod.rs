@@ -1,7 +1,10 @@
 //! The scene shared by the round-trip tests: a webcam looking at the A2 mat from the
 //! player's side of the table.
 
-#![allow(dead_code)] // reason: each test file uses its own part of the scene
+#![allow(dead_code)]
+// reason: each test file uses its own part of the scene
+// A scene that cannot be built should fail loudly, in tests, benches and examples alike.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use calibration::{Camera, GrayFrame, Intrinsics, MatLayout, Observation};
 use nalgebra::{
@@ -171,4 +174,3 @@ pub fn jpeg(frame: &GrayFrame, quality: u8) -> GrayFrame {
         pixels: decoded.into_raw(),
     }
 }
-
