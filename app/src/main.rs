@@ -89,7 +89,7 @@ enum Command {
         #[arg(long)]
         layout: Option<PathBuf>,
         /// Use the lens of this saved calibration instead of estimating it.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "views")]
         intrinsics: Option<PathBuf>,
         /// Only check that this saved calibration still fits the photo.
         #[arg(long)]
