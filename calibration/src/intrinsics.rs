@@ -10,8 +10,8 @@ use crate::camera::{Camera, Intrinsics};
 use crate::error::CalibrationError;
 use crate::least_squares::minimise;
 use crate::pose::{
-    Observation, POSE_STEPS, perturbed, pose_from_homography, refine_pose, reprojection_errors,
-    residuals, robust_homography,
+    Observation, POSE_STEPS, median_and_max, perturbed, pose_from_homography, refine_pose,
+    reprojection_distances, residuals, robust_homography,
 };
 
 /// The horizontal field of view assumed before any view is measured: a common webcam.
@@ -157,22 +157,18 @@ pub fn calibrate_intrinsics(
             ),
         })
         .collect();
-    let all: Vec<(Camera, Observation)> = cameras
+    let distances: Vec<f64> = cameras
         .iter()
         .zip(&inliers)
-        .flat_map(|(camera, view)| view.iter().map(move |o| (*camera, *o)))
+        .flat_map(|(camera, view)| reprojection_distances(camera, view))
         .collect();
-    let mut errors: Vec<f64> = all
-        .iter()
-        .map(|(camera, o)| reprojection_errors(camera, std::slice::from_ref(o)).0)
-        .collect();
-    errors.sort_by(f64::total_cmp);
+    let (reprojection_median_px, reprojection_max_px) = median_and_max(distances);
     Ok(IntrinsicsFit {
         intrinsics,
         cameras,
         inliers,
-        reprojection_median_px: errors.get(errors.len() / 2).copied().unwrap_or(0.0),
-        reprojection_max_px: errors.last().copied().unwrap_or(0.0),
+        reprojection_median_px,
+        reprojection_max_px,
         estimated,
     })
 }

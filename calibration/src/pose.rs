@@ -130,22 +130,34 @@ pub(crate) fn robust_homography(
 /// The fewest mat points a fit accepts: two markers' corners.
 pub const MIN_POINTS: usize = 8;
 
-/// Median and largest distance between where `camera` projects the points and where they
-/// were seen.
-pub fn reprojection_errors(camera: &Camera, observations: &[Observation]) -> (f64, f64) {
-    let mut errors: Vec<f64> = observations
+/// The distance between where `camera` projects each point and where it was seen.
+pub fn reprojection_distances(camera: &Camera, observations: &[Observation]) -> Vec<f64> {
+    observations
         .iter()
         .map(|o| {
             camera
                 .project(o.table)
                 .map_or(f64::INFINITY, |p| (p - o.pixel).norm())
         })
-        .collect();
-    if errors.is_empty() {
+        .collect()
+}
+
+/// Median and largest of a set of reprojection distances (0 for none).
+pub fn median_and_max(mut distances: Vec<f64>) -> (f64, f64) {
+    if distances.is_empty() {
         return (0.0, 0.0);
     }
-    errors.sort_by(f64::total_cmp);
-    (errors[errors.len() / 2], errors[errors.len() - 1])
+    distances.sort_by(f64::total_cmp);
+    (
+        distances[distances.len() / 2],
+        distances[distances.len() - 1],
+    )
+}
+
+/// Median and largest distance between where `camera` projects the points and where they
+/// were seen.
+pub fn reprojection_errors(camera: &Camera, observations: &[Observation]) -> (f64, f64) {
+    median_and_max(reprojection_distances(camera, observations))
 }
 
 /// A camera fitted to the markers of one frame, with its quality figures.

@@ -482,20 +482,15 @@ fn free_spot(layout: &MatLayout, size: [f64; 2], preferred: [f64; 2]) -> Option<
 fn zone_title(name: &str) -> String {
     let words: Vec<String> = name
         .split(['-', '_', ' '])
-        .filter(|w| !w.is_empty())
+        .filter(|word| !word.is_empty())
         .enumerate()
         .map(|(i, word)| {
-            if word.len() == 1 || i == 0 {
-                let mut chars = word.chars();
-                chars.next().map_or_else(String::new, |first| {
-                    if word.len() == 1 {
-                        word.to_uppercase()
-                    } else {
-                        first.to_uppercase().chain(chars).collect()
-                    }
-                })
-            } else {
-                word.to_owned()
+            let mut chars = word.chars();
+            match chars.next() {
+                Some(first) if i == 0 || word.len() == 1 => {
+                    first.to_uppercase().chain(chars).collect()
+                }
+                _ => word.to_owned(),
             }
         })
         .collect();

@@ -66,6 +66,7 @@ impl SavedCalibration {
     }
 
     pub fn to_json(&self) -> String {
+        // Plain numbers and strings: serialising cannot fail.
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
