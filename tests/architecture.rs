@@ -4,7 +4,8 @@
 //! rules        -> nothing of ours; no image, egui, tract, nokhwa
 //! calibration  -> nothing of ours
 //! vision       -> calibration (never rules)
-//! app          -> rules, vision, calibration
+//! synth        -> rules, calibration (never vision: rendered frames reach the reader as files)
+//! app          -> rules, vision, calibration, synth
 //! ```
 
 // A test that cannot read its fixtures should fail loudly; helpers unwrap like tests do.
@@ -56,6 +57,19 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
             "tablesight-rules",
             "egui*",
             "eframe",
+            "winit",
+            "wgpu*",
+        ],
+    ),
+    (
+        "tablesight-synth",
+        &[
+            "tablesight",
+            "tablesight-vision",
+            "egui*",
+            "eframe",
+            "tract*",
+            "nokhwa*",
             "winit",
             "wgpu*",
         ],

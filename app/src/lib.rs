@@ -14,6 +14,7 @@ mod paint;
 mod players;
 mod scores;
 pub mod session;
+pub mod synth_cli;
 mod table;
 mod tiles_editor;
 mod turn;

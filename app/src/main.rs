@@ -8,7 +8,7 @@ use rules::PlayerColor;
 
 use std::io::Write;
 
-use tablesight::{calibration_cli, cli};
+use tablesight::{calibration_cli, cli, synth_cli};
 
 #[derive(Parser)]
 #[command(
@@ -100,6 +100,46 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Renders the synthetic table: training scenes or whole games, with exact labels.
+    #[command(subcommand)]
+    Synth(SynthCommand),
+}
+
+/// What `tablesight synth` makes.
+#[derive(clap::Subcommand)]
+enum SynthCommand {
+    /// Random scenes for training the reader: scene-NNNNN.jpg with its labels in .json.
+    Scenes {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 100)]
+        count: usize,
+        /// Frame size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "640x480", value_parser = synth_cli::parse_size)]
+        size: (usize, usize),
+        /// Render threads (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// A random legal game as webcam video frames, with labels and the true action log.
+    Game {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The players in seating order, e.g. red,green.
+        #[arg(long, value_delimiter = ',', default_value = "red,green")]
+        players: Vec<PlayerArg>,
+        /// Stop after this many actions (default: the whole game).
+        #[arg(long)]
+        actions: Option<usize>,
+        #[arg(long, default_value = "640x480", value_parser = synth_cli::parse_size)]
+        size: (usize, usize),
+        #[arg(long, default_value_t = 15)]
+        fps: u32,
+    },
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -159,6 +199,39 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                 serde_json::to_string_pretty(&calibration::MatLayout::a2())?
             )?;
             Ok(cli::Outcome::Ok)
+        }
+        Command::Synth(SynthCommand::Scenes {
+            out: dir,
+            seed,
+            count,
+            size,
+            threads,
+        }) => {
+            let threads = threads.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            });
+            synth_cli::scenes(out, &dir, seed, count, size, threads)
+        }
+        Command::Synth(SynthCommand::Game {
+            out: dir,
+            seed,
+            players,
+            actions,
+            size,
+            fps,
+        }) => {
+            let players: Vec<PlayerColor> = players.into_iter().map(Into::into).collect();
+            synth_cli::game(
+                out,
+                &synth_cli::GameOptions {
+                    dir: &dir,
+                    seed,
+                    players: &players,
+                    actions,
+                    size,
+                    fps,
+                },
+            )
         }
         Command::Calibrate {
             image,

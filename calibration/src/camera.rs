@@ -5,7 +5,9 @@
 //! frame (x, y, -height): its z axis points into the table.
 //! Camera coordinates follow the usual convention: x right, y down, z forward.
 
-use nalgebra::{Isometry3, Matrix3, Point2, Point3, Vector2};
+use nalgebra::{
+    Isometry3, Matrix3, Point2, Point3, Rotation3, Translation3, UnitQuaternion, Vector2, Vector3,
+};
 use serde::{Deserialize, Serialize};
 
 /// A place on or above the mat.
@@ -116,6 +118,28 @@ pub struct Camera {
 }
 
 impl Camera {
+    /// A camera at `eye` aimed at `target` (3D table frame), upright: the bottom of its
+    /// image faces its own side of the table (the near edge, +y, when it looks straight down).
+    pub fn looking_at(intrinsics: Intrinsics, eye: Point3<f64>, target: Point3<f64>) -> Self {
+        let forward = (target - eye).normalize();
+        let mut towards_camera = Vector3::new(eye.x - target.x, eye.y - target.y, 0.0);
+        if towards_camera.norm() < 1e-6 * (target - eye).norm() {
+            towards_camera = Vector3::y();
+        }
+        let down = (towards_camera - forward * forward.dot(&towards_camera)).normalize();
+        let right = down.cross(&forward);
+        let table_from_camera =
+            Rotation3::from_matrix_unchecked(Matrix3::from_columns(&[right, down, forward]));
+        let camera_from_table = table_from_camera.inverse();
+        Self {
+            intrinsics,
+            camera_from_table: Isometry3::from_parts(
+                Translation3::from(-(camera_from_table * eye.coords)),
+                UnitQuaternion::from_rotation_matrix(&camera_from_table),
+            ),
+        }
+    }
+
     /// The pixel where a point on or above the table appears, or `None` behind the camera.
     pub fn project(&self, point: TablePoint) -> Option<Point2<f64>> {
         let p_camera = self.camera_from_table * point.to_3d();

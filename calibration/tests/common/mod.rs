@@ -7,9 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use calibration::{Camera, GrayFrame, Intrinsics, MatLayout, Observation};
-use nalgebra::{
-    Isometry3, Matrix3, Point2, Point3, Rotation3, Translation3, UnitQuaternion, Vector3,
-};
+use nalgebra::{Point2, Point3};
 use rand::Rng;
 
 pub const WIDTH: f64 = 1280.0;
@@ -31,20 +29,7 @@ pub fn webcam() -> Intrinsics {
 /// A camera at `eye` (table frame: z into the table) looking at `target`, with the mat's
 /// near edge at the bottom of the image.
 pub fn looking_at(eye: Point3<f64>, target: Point3<f64>) -> Camera {
-    let forward = (target - eye).normalize();
-    let towards_near_edge = Vector3::y();
-    let down = (towards_near_edge - forward * forward.dot(&towards_near_edge)).normalize();
-    let right = down.cross(&forward);
-    let table_from_camera =
-        Rotation3::from_matrix_unchecked(Matrix3::from_columns(&[right, down, forward]));
-    let camera_from_table = table_from_camera.inverse();
-    Camera {
-        intrinsics: webcam(),
-        camera_from_table: Isometry3::from_parts(
-            Translation3::from(-(camera_from_table * eye.coords)),
-            UnitQuaternion::from_rotation_matrix(&camera_from_table),
-        ),
-    }
+    Camera::looking_at(webcam(), eye, target)
 }
 
 /// From the player's side of the table: 65 cm above the mat, 35 cm back from its centre.

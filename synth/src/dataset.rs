@@ -1,0 +1,184 @@
+//! Random scenes, and folders of them for training: `scene-00000.jpg` with
+//! `scene-00000.json` beside it, each reproducible from the set's seed and its number.
+
+use std::path::Path;
+use std::time::Instant;
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rules::{GameSetup, GameState, PlayerColor, TileCatalogue, random_game};
+use serde::Serialize;
+
+use crate::clutter::Clutter;
+use crate::error::SynthError;
+use crate::layout::{lay_out, zone};
+use crate::linear::srgb;
+use crate::optics::{AutoExposure, Look};
+use crate::scene::{Frame, Scene, Shot, Studio, Truth};
+use crate::surface::TableSurface;
+
+/// A random moment of a random legal game of 2 to 4 players, on a random table, seen by a
+/// random webcam.
+pub fn random_scene(
+    studio: &Studio,
+    seed: u64,
+    width: usize,
+    height: usize,
+) -> Result<Scene, SynthError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let state = random_state(&mut rng)?;
+    Ok(scene_of(
+        studio,
+        &state,
+        seed,
+        Shot::random(&studio.mat, width, height, &mut rng),
+        &mut rng,
+    ))
+}
+
+/// A scene of `state` with a random look and clutter.
+pub fn scene_of(
+    studio: &Studio,
+    state: &GameState,
+    seed: u64,
+    shot: Shot,
+    rng: &mut impl Rng,
+) -> Scene {
+    let table = lay_out(state, &studio.mat, seed);
+    let keep_clear: Vec<[f64; 4]> = [
+        "tower-a",
+        "tower-b",
+        "tower-c",
+        "tower-central",
+        "roll-area",
+        "mana-pool",
+    ]
+    .iter()
+    .filter_map(|name| zone(&studio.mat, name).ok())
+    .collect();
+    let paper_level = rng.random_range(205..250);
+    Scene {
+        shot,
+        look: Look::random(rng),
+        surface: TableSurface::random(rng),
+        paper: srgb(
+            paper_level,
+            paper_level - rng.random_range(0..12),
+            paper_level - rng.random_range(0..25),
+        ),
+        table: table.unwrap_or_default(),
+        clutter: Clutter::random(studio.mat.size_mm, &keep_clear, rng),
+        truth: Truth::of(state),
+        seed,
+    }
+}
+
+/// The state after a random number of actions of a random legal game.
+fn random_state(rng: &mut ChaCha8Rng) -> Result<GameState, SynthError> {
+    let mut players = PlayerColor::ALL.to_vec();
+    players.shuffle(rng);
+    players.truncate(rng.random_range(2..=4));
+    let catalogue = TileCatalogue::arkhanos();
+    let setup = GameSetup::random(&players, &catalogue, rng);
+    let (record, _) =
+        random_game(setup.clone(), &catalogue, rng).map_err(|e| SynthError::Game(e.to_string()))?;
+    let stop = rng.random_range(0..=record.actions.len());
+    let mut state = setup
+        .start(&catalogue)
+        .map_err(|e| SynthError::Game(e.to_string()))?;
+    for action in &record.actions[..stop] {
+        state = state
+            .play(action)
+            .map_err(|e| SynthError::Game(e.violation.to_string()))?;
+    }
+    Ok(state)
+}
+
+/// What a call of [`write_scenes`] made, and how fast.
+#[derive(Clone, Debug, Serialize)]
+pub struct DatasetSummary {
+    pub scenes: usize,
+    pub dice: usize,
+    pub meeples: usize,
+    pub seconds: f64,
+    pub scenes_per_minute: f64,
+    pub threads: usize,
+}
+
+/// The seed of scene `index` of a set made from `seed`.
+pub fn scene_seed(seed: u64, index: usize) -> u64 {
+    seed.wrapping_mul(1_000_003).wrapping_add(index as u64)
+}
+
+/// Renders scenes `0..count` of the set `seed` into `dir`, on `threads` threads.
+pub fn write_scenes(
+    studio: &Studio,
+    dir: &Path,
+    seed: u64,
+    count: usize,
+    (width, height): (usize, usize),
+    threads: usize,
+) -> Result<DatasetSummary, SynthError> {
+    std::fs::create_dir_all(dir).map_err(|e| write_error(dir, &e))?;
+    let started = Instant::now();
+    let threads = threads.clamp(1, count.max(1));
+    let results: Vec<Result<(usize, usize), SynthError>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || -> Result<(usize, usize), SynthError> {
+                    let (mut dice, mut meeples) = (0, 0);
+                    for index in (t..count).step_by(threads) {
+                        let seed = scene_seed(seed, index);
+                        let scene = random_scene(studio, seed, width, height)?;
+                        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0F71C5);
+                        let frame = studio.render(&scene, &mut AutoExposure::still(), &mut rng)?;
+                        dice += frame.labels.dice.len();
+                        meeples += frame.labels.meeples.len();
+                        write_frame(dir, &format!("scene-{index:05}"), &frame)?;
+                    }
+                    Ok((dice, meeples))
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(SynthError::Game("a render thread panicked".into())))
+            })
+            .collect()
+    });
+    let (mut dice, mut meeples) = (0, 0);
+    for result in results {
+        let (d, m) = result?;
+        dice += d;
+        meeples += m;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(DatasetSummary {
+        scenes: count,
+        dice,
+        meeples,
+        seconds,
+        scenes_per_minute: count as f64 / seconds.max(1e-9) * 60.0,
+        threads,
+    })
+}
+
+/// Writes `<stem>.jpg` and `<stem>.json`.
+pub fn write_frame(dir: &Path, stem: &str, frame: &Frame) -> Result<(), SynthError> {
+    let image = dir.join(format!("{stem}.jpg"));
+    std::fs::write(&image, &frame.jpeg).map_err(|e| write_error(&image, &e))?;
+    let labels = dir.join(format!("{stem}.json"));
+    let json = serde_json::to_string_pretty(&frame.labels)
+        .map_err(|e| SynthError::Encode(e.to_string()))?;
+    std::fs::write(&labels, json + "\n").map_err(|e| write_error(&labels, &e))
+}
+
+pub fn write_error(path: &Path, error: &std::io::Error) -> SynthError {
+    SynthError::Write {
+        path: path.to_path_buf(),
+        reason: error.to_string(),
+    }
+}

@@ -1,0 +1,30 @@
+//! The synthetic table: webcam pictures of The Towers of Arkhanos, rendered from a seed and a
+//! game state, with exact labels (every die's colour, value, box and place, every meeple's
+//! colour, rank, box and place, the camera, the snapshot of the table); and whole games as
+//! frame sequences with the true action log.
+//!
+//! Dice and meeples are sprites rendered by a physically based renderer (Mitsuba 3, see
+//! `models/render/render_sprites.py`); this crate places them in perspective on the printed
+//! mat with tower floors, spellbooks and clutter, then takes the picture through a webcam
+//! model. Nothing here reads a camera or a file except where the caller asks to write one.
+
+mod canvas;
+mod clutter;
+mod dataset;
+mod error;
+mod game;
+mod layout;
+mod linear;
+mod optics;
+mod scene;
+mod sprites;
+mod surface;
+
+pub use clutter::{Card, Clutter, Cup, Hand};
+pub use dataset::{DatasetSummary, random_scene, write_scenes};
+pub use error::SynthError;
+pub use game::{GameRequest, GameSummary, LoggedAction, render_game};
+pub use layout::{Place, TableLayout, lay_out};
+pub use optics::{AutoExposure, Look};
+pub use scene::{DieLabel, Frame, Labels, MeepleLabel, Scene, Shot, Studio, Truth};
+pub use sprites::SpriteSheet;

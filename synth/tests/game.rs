@@ -1,0 +1,66 @@
+//! A rendered game: frames, labels and the action log agree with each other and the rules.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly
+
+use rules::{GameRecord, TileCatalogue};
+use synth::{GameRequest, GameSummary, Studio, render_game};
+
+#[test]
+fn a_rendered_game_replays_and_logs_every_frame() {
+    let studio = Studio::new().unwrap();
+    let dir = std::env::temp_dir().join(format!("tablesight-game-{}", std::process::id()));
+    let request = GameRequest {
+        seed: 5,
+        players: vec![rules::PlayerColor::Red, rules::PlayerColor::Blue],
+        max_actions: Some(12),
+        size: (160, 120),
+        fps: 15,
+        illegal_share: 1.0,
+    };
+    let summary = render_game(&studio, &request, &dir).unwrap();
+    let saved: GameSummary =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("game.json")).unwrap()).unwrap();
+    assert_eq!(saved.frames, summary.frames);
+    let labels = std::fs::read_to_string(dir.join("labels.jsonl")).unwrap();
+    assert_eq!(labels.lines().count(), summary.frames);
+    for i in 0..summary.frames {
+        assert!(
+            dir.join(format!("frame-{i:05}.jpg")).exists(),
+            "frame {i} is missing"
+        );
+    }
+    // The log covers the legal actions of the record, in order, in frames that follow on.
+    let record =
+        GameRecord::from_json(&std::fs::read_to_string(dir.join("record.json")).unwrap()).unwrap();
+    let legal: Vec<_> = saved
+        .log
+        .iter()
+        .filter(|a| a.legal)
+        .map(|a| a.action.clone())
+        .collect();
+    assert_eq!(legal, record.actions);
+    assert!(
+        saved
+            .log
+            .windows(2)
+            .all(|w| w[0].last_frame < w[1].first_frame)
+    );
+    assert!(saved.log.last().unwrap().last_frame < summary.frames);
+    // Staged placements are illegal by the rules, and say why.
+    let catalogue = TileCatalogue::arkhanos();
+    assert!(summary.illegal >= 1, "no placement was staged");
+    let mut state = record.setup.start(&catalogue).unwrap();
+    for entry in &saved.log {
+        if entry.legal {
+            state = state.play(&entry.action).unwrap();
+        } else {
+            assert!(
+                state.clone().play(&entry.action).is_err(),
+                "{:?} is legal",
+                entry.action
+            );
+            assert!(entry.violation.as_ref().is_some_and(|v| !v.is_empty()));
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
