@@ -50,6 +50,18 @@ pub struct LoggedAction {
     pub violation: Option<String>,
 }
 
+impl LoggedAction {
+    fn legal(action: &Action, first_frame: usize, last_frame: usize) -> Self {
+        Self {
+            first_frame,
+            last_frame,
+            action: action.clone(),
+            legal: true,
+            violation: None,
+        }
+    }
+}
+
 /// The file `game.json` of a rendered game.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GameSummary {
@@ -252,13 +264,7 @@ pub fn render_game(
                 after = table_of(&next, &roll_spots)?;
                 let truth_after = Truth::of(&next);
                 film.shoot(&after, &truth_after, &[], 0.0, frames_for(0.8))?;
-                log.push(LoggedAction {
-                    first_frame: first,
-                    last_frame: film.frames - 1,
-                    action: action.clone(),
-                    legal: true,
-                    violation: None,
-                });
+                log.push(LoggedAction::legal(action, first, film.frames - 1));
             }
             Action::Place {
                 player,
@@ -345,13 +351,7 @@ pub fn render_game(
                 )?;
                 film.reach(&after, &truth_after, &hand, frames_for(0.4), false)?;
                 film.shoot(&after, &truth_after, &[], 0.0, frames_for(0.6))?;
-                log.push(LoggedAction {
-                    first_frame: first_legal,
-                    last_frame: film.frames - 1,
-                    action: action.clone(),
-                    legal: true,
-                    violation: None,
-                });
+                log.push(LoggedAction::legal(action, first_legal, film.frames - 1));
             }
             _ => {
                 let first = film.frames;
@@ -363,13 +363,7 @@ pub fn render_game(
                     film.reach(&after, &truth_after, &hand, frames_for(0.4), false)?;
                 }
                 film.shoot(&after, &truth_after, &[], 0.0, frames_for(0.3))?;
-                log.push(LoggedAction {
-                    first_frame: first,
-                    last_frame: film.frames - 1,
-                    action: action.clone(),
-                    legal: true,
-                    violation: None,
-                });
+                log.push(LoggedAction::legal(action, first, film.frames - 1));
             }
         }
         state = next;

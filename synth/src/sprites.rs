@@ -23,7 +23,6 @@ struct Entry {
     elevation_deg: f64,
     anchor_px: [f64; 2],
     px_per_mm: f64,
-    top_px: [f64; 2],
     cell: usize,
     #[serde(default)]
     value: Option<u8>,
@@ -55,8 +54,6 @@ pub struct Sprite {
     pub anchor_px: [f64; 2],
     /// Pixels per millimetre on the ground at the anchor.
     pub px_per_mm: f64,
-    /// The pixel of the object's top centre.
-    pub top_px: [f64; 2],
     /// The die's box (left, top, right, bottom) in sprite pixels; for meeples, the object's box.
     pub box_px: [f64; 4],
     pub elevation_deg: f64,
@@ -238,7 +235,6 @@ fn cut(atlas: &image::RgbImage, index: &Index, entry: &Entry) -> Result<Sprite, 
         transmission,
         anchor_px: entry.anchor_px,
         px_per_mm: entry.px_per_mm,
-        top_px: entry.top_px,
         box_px,
         elevation_deg: entry.elevation_deg,
         mask,
