@@ -1,0 +1,155 @@
+"""What the training scripts share with each other and with the Rust reader (vision/src/reader.rs).
+
+Change a constant here and the Rust side must change with it: the ONNX files carry the
+shapes, and `tablesight detect` checks them when it loads a model.
+"""
+
+from __future__ import annotations
+
+import torch
+from PIL import Image
+from torch import nn
+
+# The finder sees the whole frame shrunk so that its longer side is FINDER_LONG_PX (sides
+# rounded to multiples of FINDER_STRIDE_MULTIPLE), and answers on a grid FINDER_STRIDE times
+# coarser than its input.
+FINDER_LONG_PX = 512
+FINDER_STRIDE = 4
+FINDER_STRIDE_MULTIPLE = 32
+FINDER_CLASSES = ("die", "meeple")
+
+# The reader sees a square crop around each found item: READER_CONTEXT times the longer side
+# of its box, from the full-resolution frame, resampled to READER_PX x READER_PX.
+READER_PX = 40
+READER_CONTEXT = 1.5
+# Crops are stored wider and larger than the reader's so training can vary context and scale.
+CONTEXT_STORED = 2.0
+CROP_STORED_PX = 80
+
+KINDS = ("die", "meeple", "nothing")
+VALUES = (1, 2, 3, 4, 5, 6)
+DIE_COLORS = ("pink", "purple", "yellow", "blue", "other")
+PLAYERS = ("blue", "green", "red", "yellow")
+RANKS = ("apprentice", "master")
+# The reader's one output row: logits of each head, in this order.
+HEADS = (("kind", KINDS), ("value", VALUES), ("color", DIE_COLORS), ("player", PLAYERS), ("rank", RANKS))
+READER_OUTPUTS = sum(len(labels) for _, labels in HEADS)
+
+
+def crop_square(image: Image.Image, box, context: float, size: int) -> "np.ndarray":  # noqa: F821
+    """The square of `context` times the box's longer side around its centre, black outside
+    the image, resampled to size x size (antialiased bilinear). Same rule as the Rust reader."""
+    import numpy as np
+
+    x0, y0, x1, y1 = box
+    side = max(x1 - x0, y1 - y0, 1.0) * context
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    left, top = int(round(cx - side / 2)), int(round(cy - side / 2))
+    right, bottom = left + max(int(round(side)), 1), top + max(int(round(side)), 1)
+    region = image.crop((left, top, right, bottom))
+    return np.asarray(region.resize((size, size), Image.BILINEAR), dtype=np.uint8)
+
+
+def conv(c_in: int, c_out: int, stride: int = 1, kernel: int = 3) -> nn.Sequential:
+    """Dense convolution, batch norm (folded away at export), ReLU: what tract runs fastest."""
+    return nn.Sequential(
+        nn.Conv2d(c_in, c_out, kernel, stride, kernel // 2, bias=False),
+        nn.BatchNorm2d(c_out),
+        nn.ReLU(inplace=True),
+    )
+
+
+class Reader(nn.Module):
+    """Crop -> logits of every head (KINDS, VALUES, DIE_COLORS, PLAYERS, RANKS) in one row."""
+
+    def __init__(self, width: int = 16):
+        super().__init__()
+        w = width
+        self.features = nn.Sequential(
+            conv(3, w),
+            conv(w, w),
+            nn.MaxPool2d(2),
+            conv(w, 2 * w),
+            conv(2 * w, 2 * w),
+            nn.MaxPool2d(2),
+            conv(2 * w, 3 * w),
+            conv(3 * w, 3 * w),
+            nn.MaxPool2d(2),
+            conv(3 * w, 4 * w),
+            conv(4 * w, 4 * w),
+        )
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(4 * w, 64), nn.ReLU(inplace=True), nn.Linear(64, READER_OUTPUTS))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.pool(self.features(x)))
+
+
+class Finder(nn.Module):
+    """Frame -> per cell of a stride-4 grid: a heat per class (sigmoid), log box size in
+    input pixels (2), centre offset within the cell in cells (2). CenterNet-style, dense
+    convolutions and ReLU only, with a small top-down path for context."""
+
+    def __init__(self):
+        super().__init__()
+        self.c2 = conv(3, 16, 2)
+        self.c4 = conv(16, 32, 2)
+        self.c8 = nn.Sequential(conv(32, 48, 2), conv(48, 48))
+        self.c16 = nn.Sequential(conv(48, 64, 2), conv(64, 64))
+        self.c32 = nn.Sequential(conv(64, 96, 2), conv(96, 96))
+        self.l32 = conv(96, 32, kernel=1)
+        self.l16 = conv(64, 32, kernel=1)
+        self.l8 = conv(48, 32, kernel=1)
+        self.l4 = conv(32, 32, kernel=1)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.mix = conv(32, 32)
+        self.out = nn.Conv2d(32, len(FINDER_CLASSES) + 4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        c4 = self.c4(self.c2(x))
+        c8 = self.c8(c4)
+        c16 = self.c16(c8)
+        c32 = self.c32(c16)
+        p = self.l32(c32)
+        p = self.l16(c16) + self.up(p)
+        p = self.l8(c8) + self.up(p)
+        p = self.l4(c4) + self.up(p)
+        return self.out(self.mix(p))
+
+
+def fold_batch_norms(module: nn.Module) -> nn.Module:
+    """Folds each Conv2d + BatchNorm2d pair into one Conv2d with bias, in place."""
+    for name, child in module.named_children():
+        if isinstance(child, nn.Sequential):
+            layers = list(child)
+            folded = []
+            i = 0
+            while i < len(layers):
+                layer = layers[i]
+                if isinstance(layer, nn.Conv2d) and i + 1 < len(layers) and isinstance(layers[i + 1], nn.BatchNorm2d):
+                    folded.append(fold(layer, layers[i + 1]))
+                    i += 2
+                else:
+                    folded.append(fold_batch_norms(layer))
+                    i += 1
+            setattr(module, name, nn.Sequential(*folded))
+        else:
+            fold_batch_norms(child)
+    return module
+
+
+def fold(conv_layer: nn.Conv2d, bn: nn.BatchNorm2d) -> nn.Conv2d:
+    scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
+    fused = nn.Conv2d(
+        conv_layer.in_channels,
+        conv_layer.out_channels,
+        conv_layer.kernel_size,
+        conv_layer.stride,
+        conv_layer.padding,
+        bias=True,
+    )
+    with torch.no_grad():
+        fused.weight.copy_(conv_layer.weight * scale[:, None, None, None])
+        bias = conv_layer.bias if conv_layer.bias is not None else torch.zeros_like(bn.running_mean)
+        fused.bias.copy_((bias - bn.running_mean) * scale + bn.bias)
+    return fused

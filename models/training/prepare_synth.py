@@ -1,0 +1,98 @@
+"""Crops of rendered scenes (`tablesight synth scenes`) for the reader.
+
+Each rendered scene is a JPEG with its labels beside it. This cuts, from the full-resolution
+frame, one crop per die and per meeple (same rule as prepare_real.py: CONTEXT_STORED times
+the longer box side, CROP_STORED_PX square) and two crops of places with nothing, with every
+label the reader learns: kind, value, colour, player, rank. A label that the pixels cannot
+show is -1 (not learnt): the value of a die less than 80 % visible (a meeple stands on it, a
+hand or a floor covers it), the colour of a die less than 40 % visible. Items less than 25 %
+visible are left out.
+
+Run: .venv-train/bin/python models/training/prepare_synth.py data/synth/train
+Writes DIR/crops.npz.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from common import CONTEXT_STORED, CROP_STORED_PX, DIE_COLORS, KINDS, PLAYERS, RANKS, crop_square
+
+MIN_VISIBLE = 0.25
+VALUE_VISIBLE = 0.8
+COLOR_VISIBLE = 0.4
+
+
+def items(labels: dict):
+    """(box, kind, value, colour, player, rank) of every labelled item, -1 where not shown."""
+    for die in labels["dice"]:
+        visible = die["visible"]
+        if visible < MIN_VISIBLE:
+            continue
+        value = die["die"]["value"] - 1 if visible >= VALUE_VISIBLE else -1
+        color = DIE_COLORS.index(die["die"]["color"]) if visible >= COLOR_VISIBLE else -1
+        yield die["box_px"], KINDS.index("die"), value, color, -1, -1
+    for meeple in labels["meeples"]:
+        if meeple["visible"] < MIN_VISIBLE:
+            continue
+        player = PLAYERS.index(meeple["meeple"]["player"])
+        rank = RANKS.index(meeple["meeple"]["rank"])
+        yield meeple["box_px"], KINDS.index("meeple"), -1, -1, player, rank
+
+
+def nothing_boxes(labels: dict, width: int, height: int, rng, count: int):
+    boxes = [d["box_px"] for d in labels["dice"]] + [m["box_px"] for m in labels["meeples"]]
+    sides = [max(b[2] - b[0], b[3] - b[1]) for b in boxes] or [30.0]
+    found = []
+    for _ in range(count * 20):
+        side = float(rng.choice(sides)) * rng.uniform(0.7, 1.5)
+        cx, cy = rng.uniform(side / 2, width - side / 2), rng.uniform(side / 2, height - side / 2)
+        if all(
+            max(abs(cx - (b[0] + b[2]) / 2), abs(cy - (b[1] + b[3]) / 2)) > 0.9 * max(s, side)
+            for b, s in zip(boxes, sides)
+        ):
+            found.append((cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2))
+            if len(found) == count:
+                break
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dir", type=Path, help="a folder written by `tablesight synth scenes`")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    crops, labels_out, scene_ids = [], [], []
+    for scene_index, label_path in enumerate(sorted(args.dir.glob("scene-*.json"))):
+        labels = json.loads(label_path.read_text())
+        image = Image.open(label_path.with_suffix(".jpg")).convert("RGB")
+        for box, kind, value, color, player, rank in items(labels):
+            crops.append(crop_square(image, box, CONTEXT_STORED, CROP_STORED_PX))
+            labels_out.append((kind, value, color, player, rank))
+            scene_ids.append(scene_index)
+        for box in nothing_boxes(labels, image.width, image.height, rng, count=2):
+            crops.append(crop_square(image, box, CONTEXT_STORED, CROP_STORED_PX))
+            labels_out.append((KINDS.index("nothing"), -1, -1, -1, -1))
+            scene_ids.append(scene_index)
+    table = np.array(labels_out, dtype=np.int8)
+    np.savez(
+        args.dir / "crops.npz",
+        crops=np.stack(crops),
+        kind=table[:, 0],
+        value=table[:, 1],
+        color=table[:, 2],
+        player=table[:, 3],
+        rank=table[:, 4],
+        scenes=np.array(scene_ids, dtype=np.int32),
+    )
+    counts = np.bincount(table[:, 0], minlength=len(KINDS))
+    print(f"{len(crops)} crops from {scene_index + 1} scenes: " + ", ".join(f"{k} {n}" for k, n in zip(KINDS, counts)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+"""Trains the finder: where the dice and meeples are in a frame shrunk to FINDER_LONG_PX.
+
+CenterNet-style: per cell of a stride-4 grid a heat per class (focal loss on Gaussian
+peaks), the box's log size and the centre's offset in the cell (L1 at the peaks). Data: the
+real photos of prepare_real.py's train split (dice only; no meeples in them) and rendered
+scenes (`tablesight synth scenes`, dice and meeples at least 40 % visible; items less
+visible are neither taught as present nor as absent).
+
+Training crops are FINDER_CROP_PX squares of the picture rescaled around the inference scale
+(0.55x to 1.6x), so that dice from 6 to 200 px in the finder's input are seen.
+
+Run: .venv-train/bin/python models/training/train_finder.py --steps 4000 --seed 1
+Writes models/finder.onnx (input 1 x 3 x H x W, RGB in 0..1, H and W multiples of 32) and
+models/finder-train.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from PIL import Image, ImageOps
+
+from common import FINDER_CLASSES, FINDER_LONG_PX, FINDER_STRIDE, Finder, fold_batch_norms
+
+FINDER_CROP_PX = 256
+CACHE_LONG_PX = 640
+PRESENT_VISIBLE = 0.4
+IGNORED_VISIBLE = 0.1
+
+
+def real_pictures(detection: Path, split: str) -> list[dict]:
+    photos = [p for p in json.loads(detection.read_text()) if p["split"] == split]
+    return [
+        {"path": p["path"], "items": [(0, *b[1:]) for b in p["boxes"]], "ignored": []}
+        for p in photos
+        if p["boxes"]
+    ]
+
+
+def synth_pictures(folder: Path) -> list[dict]:
+    pictures = []
+    for label_path in sorted(folder.glob("scene-*.json")):
+        labels = json.loads(label_path.read_text())
+        items, ignored = [], []
+        for kind, key in ((0, "dice"), (1, "meeples")):
+            for item in labels[key]:
+                if item["visible"] >= PRESENT_VISIBLE:
+                    items.append((kind, *item["box_px"]))
+                elif item["visible"] >= IGNORED_VISIBLE:
+                    ignored.append(item["box_px"])
+        pictures.append({"path": str(label_path.with_suffix(".jpg")), "items": items, "ignored": ignored})
+    return pictures
+
+
+def load(picture: dict) -> dict:
+    """The picture at most CACHE_LONG_PX long, with its boxes in those pixels."""
+    image = ImageOps.exif_transpose(Image.open(picture["path"])).convert("RGB")
+    scale = min(1.0, CACHE_LONG_PX / max(image.size))
+    if scale < 1.0:
+        image = image.resize((round(image.width * scale), round(image.height * scale)), Image.BILINEAR)
+    return {
+        "pixels": np.asarray(image),
+        "scale_to_input": FINDER_LONG_PX / max(image.size),
+        "items": np.array([[k, *(np.array(b) * scale)] for k, *b in picture["items"]], dtype=np.float32).reshape(-1, 5),
+        "ignored": np.array(picture["ignored"], dtype=np.float32).reshape(-1, 4) * scale,
+    }
+
+
+def sample(picture: dict, rng: np.random.Generator, crop: int):
+    """A random crop at a random scale with its targets on the stride-4 grid."""
+    pixels = picture["pixels"]
+    scale = picture["scale_to_input"] * math.exp(rng.uniform(math.log(0.55), math.log(1.6)))
+    height, width = pixels.shape[:2]
+    new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
+    image = Image.fromarray(pixels).resize((new_w, new_h), Image.BILINEAR)
+    canvas = np.full((crop, crop, 3), rng.integers(0, 256), dtype=np.uint8)
+    left = rng.integers(min(0, new_w - crop), max(0, new_w - crop) + 1)
+    top = rng.integers(min(0, new_h - crop), max(0, new_h - crop) + 1)
+    region = np.asarray(image)[max(top, 0) : top + crop, max(left, 0) : left + crop]
+    canvas[max(-top, 0) : max(-top, 0) + region.shape[0], max(-left, 0) : max(-left, 0) + region.shape[1]] = region
+
+    grid = crop // FINDER_STRIDE
+    heat = np.zeros((len(FINDER_CLASSES), grid, grid), dtype=np.float32)
+    weight = np.ones((grid, grid), dtype=np.float32)
+    size = np.zeros((2, grid, grid), dtype=np.float32)
+    offset = np.zeros((2, grid, grid), dtype=np.float32)
+    centres = np.zeros((grid, grid), dtype=np.float32)
+    ys, xs = np.mgrid[0:grid, 0:grid].astype(np.float32)
+    for x0, y0, x1, y1 in picture["ignored"] * scale - np.array([left, top, left, top]):
+        c0, r0 = int(max(x0 / FINDER_STRIDE, 0)), int(max(y0 / FINDER_STRIDE, 0))
+        c1, r1 = int(min(math.ceil(x1 / FINDER_STRIDE), grid)), int(min(math.ceil(y1 / FINDER_STRIDE), grid))
+        weight[r0:r1, c0:c1] = 0.0
+    for kind, x0, y0, x1, y1 in picture["items"]:
+        x0, x1 = x0 * scale - left, x1 * scale - left
+        y0, y1 = y0 * scale - top, y1 * scale - top
+        cx, cy = (x0 + x1) / 2 / FINDER_STRIDE, (y0 + y1) / 2 / FINDER_STRIDE
+        if not (0 <= cx < grid and 0 <= cy < grid):
+            continue
+        w, h = x1 - x0, y1 - y0
+        sigma = max(0.5, min(w, h) / FINDER_STRIDE / 6)
+        peak = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2))
+        heat[int(kind)] = np.maximum(heat[int(kind)], peak)
+        col, row = int(cx), int(cy)
+        heat[int(kind), row, col] = 1.0
+        size[:, row, col] = (math.log(max(w, 1) / 16), math.log(max(h, 1) / 16))
+        offset[:, row, col] = (cx - col, cy - row)
+        centres[row, col] = 1.0
+    return canvas, heat, weight, size, offset, centres
+
+
+def batch_of(pictures: list[dict], rng: np.random.Generator, count: int, crop: int):
+    parts = [sample(pictures[rng.integers(len(pictures))], rng, crop) for _ in range(count)]
+    images, heat, weight, size, offset, centres = (np.stack(p) for p in zip(*parts))
+    x = torch.from_numpy(images).permute(0, 3, 1, 2).float() / 255.0
+    # Light and colour jitter, noise: the same photo under other lamps and sensors.
+    x = x * torch.from_numpy(rng.uniform(0.6, 1.35, (count, 1, 1, 1))).float()
+    x = x * torch.from_numpy(rng.uniform(0.85, 1.15, (count, 3, 1, 1))).float()
+    x = x + torch.randn_like(x) * torch.from_numpy(rng.uniform(0, 0.03, (count, 1, 1, 1))).float()
+    targets = [torch.from_numpy(a) for a in (heat, weight, size, offset, centres)]
+    return x.clamp(0, 1), targets
+
+
+def loss_of(output: torch.Tensor, targets) -> torch.Tensor:
+    heat, weight, size, offset, centres = targets
+    classes = len(FINDER_CLASSES)
+    p = torch.sigmoid(output[:, :classes]).clamp(1e-4, 1 - 1e-4)
+    positive = heat.eq(1.0).float()
+    negative = (1 - positive) * weight[:, None]
+    focal = -(positive * (1 - p) ** 2 * torch.log(p) + negative * (1 - heat) ** 4 * p**2 * torch.log(1 - p)).sum()
+    count = positive.sum().clamp(min=1.0)
+    mask = centres[:, None]
+    box = (F.l1_loss(output[:, classes : classes + 2] * mask, size * mask, reduction="sum")
+           + F.l1_loss(output[:, classes + 2 : classes + 4] * mask, offset * mask, reduction="sum"))
+    return focal / count + 0.5 * box / count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--real", type=Path, default=Path("data/real/detection.json"))
+    parser.add_argument("--synth", type=Path, nargs="+", default=[Path("data/synth/train")])
+    parser.add_argument("--steps", type=int, default=4000)
+    parser.add_argument("--batch", type=int, default=24)
+    parser.add_argument("--lr", type=float, default=4e-3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=Path("models/finder.onnx"))
+    args = parser.parse_args()
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+
+    started = time.time()
+    real = [load(p) for p in real_pictures(args.real, "train")]
+    synth = [load(p) for folder in args.synth for p in synth_pictures(folder)]
+    print(f"{len(real)} real and {len(synth)} rendered pictures loaded in {time.time() - started:.0f} s", flush=True)
+
+    model = Finder()
+    with torch.no_grad():
+        model.out.bias[: len(FINDER_CLASSES)].fill_(-4.0)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.steps)
+    history = []
+    running = 0.0
+    started = time.time()
+    for step in range(1, args.steps + 1):
+        # Half of each batch real, half rendered.
+        half = args.batch // 2
+        x1, t1 = batch_of(real, rng, half, FINDER_CROP_PX)
+        x2, t2 = batch_of(synth, rng, args.batch - half, FINDER_CROP_PX)
+        x = torch.cat([x1, x2])
+        targets = [torch.cat([a, b]) for a, b in zip(t1, t2)]
+        loss = loss_of(model(x), targets)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        schedule.step()
+        running += float(loss)
+        if step % 100 == 0:
+            entry = {"step": step, "loss": running / 100, "minutes": round((time.time() - started) / 60, 1)}
+            history.append(entry)
+            print(json.dumps(entry), flush=True)
+            running = 0.0
+        if step % 1000 == 0 or step == args.steps:
+            model.eval()
+            export(model, args.out)
+            model.train()
+
+    args.out.with_name(args.out.stem + "-train.json").write_text(
+        json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "history": history}, indent=1)
+    )
+    print(f"wrote {args.out}")
+
+
+def export(model: torch.nn.Module, path: Path) -> None:
+    import copy
+
+    folded = fold_batch_norms(copy.deepcopy(model)).eval()
+    torch.onnx.export(
+        folded,
+        torch.rand(1, 3, 288, 512),
+        str(path),
+        input_names=["frame"],
+        output_names=["grid"],
+        dynamic_axes={"frame": {2: "height", 3: "width"}, "grid": {2: "rows", 3: "cols"}},
+        opset_version=17,
+        dynamo=False,
+    )
+
+
+if __name__ == "__main__":
+    main()

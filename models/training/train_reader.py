@@ -1,0 +1,295 @@
+"""Trains the crop reader: what a found item is (die, meeple, nothing), a die's value and
+colour, a meeple's player and rank, from a READER_PX square crop of full-resolution pixels.
+
+Data: crops.npz of prepare_real.py (real dice, their grouped train split; values, "other"
+colour for grey dice) and of prepare_synth.py (rendered dice and meeples; every label).
+Real dice of the val split and rendered val scenes choose the weights kept; the test split is never read here.
+
+Augmentation is where generalisation to unseen dice comes from: context and centre jitter
+(the finder's boxes are not exact), any rotation, blur down to 12 px dice, noise,
+brightness and contrast, and hue rotation of real dice (their value must not depend on their
+colour). Rendered dice turned to a hue far from the four game colours, or to grey, become
+"other" dice.
+
+Run: .venv-train/bin/python models/training/train_reader.py --steps 1500 --seed 1
+Writes models/reader.onnx (batch size free, 3 x READER_PX x READER_PX, RGB in 0..1) and
+models/reader-train.json (the run's arguments and the validation figures along the way).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from common import (
+    CONTEXT_STORED,
+    CROP_STORED_PX,
+    DIE_COLORS,
+    HEADS,
+    KINDS,
+    READER_CONTEXT,
+    READER_PX,
+    Reader,
+    fold_batch_norms,
+)
+
+# Hues (degrees) of the game's dice in the rendered sprites, and hues that no game die has.
+GAME_HUES = {"pink": 330.0, "purple": 280.0, "yellow": 55.0, "blue": 220.0}
+OTHER_HUES = (5.0, 25.0, 120.0, 160.0)
+IGNORE = -1
+
+
+def load_real(path: Path, split: str) -> dict[str, np.ndarray]:
+    data = np.load(path)
+    keep = data["splits"] == split
+    crops = data["crops"][keep]
+    values = data["values"][keep].astype(np.int64)
+    n = len(crops)
+    kind = np.where(values > 0, KINDS.index("die"), KINDS.index("nothing"))
+    # Grey dice (rune55-dice, matteop65-d6-webcam are mostly white, grey or black) are
+    # "other"; coloured real dice have no colour label (byler-d6's colours are unreviewed).
+    centre = crops[:, 25:55, 25:55].astype(np.float32)
+    saturation = (centre.max(axis=3) - centre.min(axis=3)).mean(axis=(1, 2)) / 255.0
+    color = np.where((values > 0) & (saturation < 0.12), DIE_COLORS.index("other"), IGNORE)
+    return {
+        "crops": crops,
+        "kind": kind,
+        "value": np.where(values > 0, values - 1, IGNORE),
+        "color": color,
+        "player": np.full(n, IGNORE),
+        "rank": np.full(n, IGNORE),
+        "real": np.ones(n, dtype=bool),
+    }
+
+
+def load_synth(path: Path) -> dict[str, np.ndarray]:
+    data = np.load(path)
+    n = len(data["crops"])
+    return {
+        "crops": data["crops"],
+        **{k: data[k].astype(np.int64) for k in ("kind", "value", "color", "player", "rank")},
+        "real": np.zeros(n, dtype=bool),
+    }
+
+
+def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def hue_matrix(degrees: torch.Tensor) -> torch.Tensor:
+    """RGB -> RGB rotation about the grey axis by `degrees` (one 3x3 matrix per sample)."""
+    a = torch.deg2rad(degrees)
+    c, s = torch.cos(a), torch.sin(a)
+    k = 1.0 / 3.0
+    r = math.sqrt(k)
+    m = torch.empty(len(a), 3, 3)
+    m[:, 0, 0] = c + (1 - c) * k
+    m[:, 0, 1] = k * (1 - c) - r * s
+    m[:, 0, 2] = k * (1 - c) + r * s
+    m[:, 1, 0] = k * (1 - c) + r * s
+    m[:, 1, 1] = c + k * (1 - c)
+    m[:, 1, 2] = k * (1 - c) - r * s
+    m[:, 2, 0] = k * (1 - c) - r * s
+    m[:, 2, 1] = k * (1 - c) + r * s
+    m[:, 2, 2] = c + k * (1 - c)
+    return m
+
+
+def to_input(crops_u8: np.ndarray, context: torch.Tensor, shift: torch.Tensor, angle: torch.Tensor) -> torch.Tensor:
+    """Stored crops -> READER_PX crops of `context` box sides, shifted and turned."""
+    x = torch.from_numpy(crops_u8).permute(0, 3, 1, 2).float() / 255.0
+    scale = context / CONTEXT_STORED
+    cos, sin = torch.cos(angle) * scale, torch.sin(angle) * scale
+    theta = torch.stack(
+        [torch.stack([cos, -sin, shift[:, 0]], 1), torch.stack([sin, cos, shift[:, 1]], 1)], 1
+    )
+    # Antialias first: the sub-crop is resampled from about CROP_STORED_PX * scale pixels.
+    source_px = int(CROP_STORED_PX * float(scale.mean()))
+    if source_px > READER_PX * 1.3:
+        x = F.interpolate(x, size=(int(CROP_STORED_PX * READER_PX * 1.2 / source_px),) * 2, mode="area")
+    grid = F.affine_grid(theta, (len(x), 3, READER_PX, READER_PX), align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+
+
+def augment(batch: dict[str, np.ndarray], rng: np.random.Generator) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    n = len(batch["crops"])
+    labels = {k: torch.from_numpy(batch[k].copy()) for k in ("kind", "value", "color", "player", "rank")}
+    context = torch.from_numpy(rng.uniform(1.2, 1.9, n)).float()
+    shift = torch.from_numpy(rng.uniform(-0.12, 0.12, (n, 2))).float()
+    is_meeple = labels["kind"] == KINDS.index("meeple")
+    angle = torch.from_numpy(rng.uniform(-math.pi, math.pi, n)).float()
+    angle[is_meeple] *= 0.15  # meeples stand upright in the frame, give or take
+    x = to_input(batch["crops"], context, shift, angle)
+
+    # Colour: real dice get any hue; some rendered game dice become "other" dice.
+    hue = torch.zeros(n)
+    real = torch.from_numpy(batch["real"])
+    hue[real] = torch.from_numpy(rng.uniform(0, 360, int(real.sum()))).float()
+    is_die = labels["kind"] == KINDS.index("die")
+    game_color = is_die & ~real & (labels["color"] >= 0) & (labels["color"] < DIE_COLORS.index("other"))
+    turn = game_color & torch.from_numpy(rng.random(n) < 0.2)
+    for i in torch.nonzero(turn).flatten().tolist():
+        source = GAME_HUES[DIE_COLORS[labels["color"][i]]]
+        hue[i] = float(rng.choice(OTHER_HUES)) - source
+        labels["color"][i] = DIE_COLORS.index("other")
+    x = torch.einsum("nij,njhw->nihw", hue_matrix(hue), x)
+    grey = game_color & ~turn & torch.from_numpy(rng.random(n) < 0.05)
+    x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
+    labels["color"][grey] = DIE_COLORS.index("other")
+    # Any colour jitter small enough to keep pink pink.
+    x = x * torch.from_numpy(rng.uniform(0.9, 1.1, (n, 3, 1, 1))).float()
+
+    # Light, blur (small or soft dice), noise.
+    x = x * torch.from_numpy(rng.uniform(0.6, 1.4, (n, 1, 1, 1))).float()
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean) * torch.from_numpy(rng.uniform(0.7, 1.3, (n, 1, 1, 1))).float() + mean
+    small = rng.random(n) < 0.35
+    sizes = (16, 22, 30)
+    which = rng.integers(0, len(sizes), n)
+    for i, size in enumerate(sizes):
+        pick = torch.from_numpy(small & (which == i))
+        if pick.any():
+            down = F.interpolate(x[pick], size=(size, size), mode="area")
+            x[pick] = F.interpolate(down, size=(READER_PX, READER_PX), mode="bilinear", align_corners=False)
+    x = x + torch.randn_like(x) * torch.from_numpy(rng.uniform(0, 0.04, (n, 1, 1, 1))).float()
+    flip = torch.from_numpy(rng.random(n) < 0.5) & ~is_meeple
+    x[flip] = x[flip].flip(3)
+    return x.clamp(0, 1), labels
+
+
+def losses(logits: torch.Tensor, labels: dict[str, torch.Tensor]) -> torch.Tensor:
+    total = torch.zeros(())
+    start = 0
+    for name, classes in HEADS:
+        part = logits[:, start : start + len(classes)]
+        start += len(classes)
+        target = labels[name]
+        if (target >= 0).any():
+            total = total + F.cross_entropy(part, target, ignore_index=IGNORE, label_smoothing=0.05)
+    return total
+
+
+def head(logits: torch.Tensor, name: str) -> torch.Tensor:
+    start = 0
+    for head_name, classes in HEADS:
+        if head_name == name:
+            return logits[:, start : start + len(classes)]
+        start += len(classes)
+    raise KeyError(name)
+
+
+@torch.no_grad()
+def evaluate(model: torch.nn.Module, data: dict[str, np.ndarray]) -> dict[str, float]:
+    """Accuracy of each head on the items that have its label, at the reader's own context."""
+    model.eval()
+    n = len(data["crops"])
+    outs = []
+    for start in range(0, n, 512):
+        crops = data["crops"][start : start + 512]
+        m = len(crops)
+        x = to_input(crops, torch.full((m,), READER_CONTEXT), torch.zeros(m, 2), torch.zeros(m))
+        outs.append(model(x))
+    logits = torch.cat(outs)
+    figures = {}
+    for name, _ in HEADS:
+        target = torch.from_numpy(data[name])
+        keep = target >= 0
+        if keep.any():
+            figures[name] = float((head(logits, name)[keep].argmax(1) == target[keep]).float().mean())
+    model.train()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--real", type=Path, default=Path("data/real/crops.npz"))
+    parser.add_argument("--synth", type=Path, nargs="+", default=[Path("data/synth/train/crops.npz")])
+    parser.add_argument("--synth-val", type=Path, default=Path("data/synth/val/crops.npz"))
+    parser.add_argument("--steps", type=int, default=1500)
+    parser.add_argument("--eval-every", type=int, default=150)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--width", type=int, default=16)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--real-only", action="store_true", help="train on real crops alone")
+    parser.add_argument("--synth-only", action="store_true", help="train on rendered crops alone (the realism gap)")
+    parser.add_argument("--out", type=Path, default=Path("models/reader.onnx"))
+    args = parser.parse_args()
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+
+    parts = []
+    if not args.synth_only:
+        parts.append(load_real(args.real, "train"))
+    if not args.real_only:
+        parts += [load_synth(p) for p in args.synth]
+    train = concat(parts)
+    val_real = load_real(args.real, "val")
+    val_synth = load_synth(args.synth_val) if args.synth_val.exists() else None
+    # Rendered and real crops weigh the same in every batch, whatever their counts.
+    weights = np.where(train["real"], 0.5 / max(train["real"].sum(), 1), 0.5 / max((~train["real"]).sum(), 1))
+    if args.real_only or args.synth_only:
+        weights = np.ones(len(weights))
+    weights /= weights.sum()
+    print(f"train: {len(train['crops'])} crops ({int(train['real'].sum())} real), {args.steps} steps of {args.batch}")
+
+    model = Reader(args.width)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.steps)
+    history, best, best_state = [], -1.0, None
+    started, total = time.time(), 0.0
+    for step in range(1, args.steps + 1):
+        pick = rng.choice(len(weights), args.batch, p=weights)
+        x, labels = augment({k: v[pick] for k, v in train.items()}, rng)
+        loss = losses(model(x), labels)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        schedule.step()
+        total += float(loss.detach())
+        if step % args.eval_every and step != args.steps:
+            continue
+        figures = {"step": step, "loss": total / args.eval_every, "real_val": evaluate(model, val_real)}
+        if val_synth is not None:
+            figures["synth_val"] = evaluate(model, val_synth)
+        figures["minutes"] = round((time.time() - started) / 60, 1)
+        total = 0.0
+        history.append(figures)
+        print(json.dumps(figures), flush=True)
+        score = sum(figures["real_val"].values()) + sum(figures.get("synth_val", {}).values())
+        if score >= best:
+            best, best_state = score, {k: v.clone() for k, v in model.state_dict().items()}
+
+    model.load_state_dict(best_state)
+    model.eval()
+    export(model, args.out)
+    args.out.with_name(args.out.stem + "-train.json").write_text(
+        json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "history": history}, indent=1)
+    )
+    print(f"wrote {args.out}")
+
+
+def export(model: torch.nn.Module, path: Path) -> None:
+    model = fold_batch_norms(model)
+    dummy = torch.rand(4, 3, READER_PX, READER_PX)
+    torch.onnx.export(
+        model,
+        dummy,
+        str(path),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+
+
+if __name__ == "__main__":
+    main()
