@@ -33,7 +33,7 @@ pub fn layout(path: Option<&Path>) -> Result<MatLayout> {
 }
 
 /// SVG options that find the mat's font without any font installed on the machine.
-fn svg_options() -> usvg::Options<'static> {
+pub(crate) fn svg_options() -> usvg::Options<'static> {
     let mut options = usvg::Options::default();
     let fonts = options.fontdb_mut();
     fonts.load_font_data(epaint_default_fonts::UBUNTU_LIGHT.to_vec());
@@ -220,6 +220,39 @@ fn read_saved(path: &Path) -> Result<SavedCalibration> {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     SavedCalibration::from_json(&text)
         .with_context(|| format!("{} is not a calibration file", path.display()))
+}
+
+/// The camera that saw `frame`: from a saved calibration (made for frames of this size), or
+/// fitted to the mat's markers in the frame itself; `None` when the frame shows too few.
+pub(crate) fn camera_for(
+    layout: &MatLayout,
+    frame: &GrayFrame,
+    saved: Option<&Path>,
+) -> Result<Option<Camera>> {
+    let size = [frame.width, frame.height];
+    if let Some(path) = saved {
+        let saved = read_saved(path)?;
+        if saved.image_size_px != size {
+            bail!(
+                "{} was made for {}x{} frames, this image is {}x{}",
+                path.display(),
+                saved.image_size_px[0],
+                saved.image_size_px[1],
+                size[0],
+                size[1]
+            );
+        }
+        return Ok(Some(saved.camera()));
+    }
+    let seen = observations(layout, &detect(layout, frame)?);
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    let Ok(fit) = calibrate_intrinsics(&[seen.clone()], size[0] as u32, size[1] as u32, &mut rng)
+    else {
+        return Ok(None);
+    };
+    Ok(fit_camera(&seen, &fit.intrinsics, &mut rng)
+        .ok()
+        .map(|fit| fit.camera))
 }
 
 /// `tablesight calibrate IMAGE`: finds the mat in a photo and reports the camera, the

@@ -12,6 +12,7 @@ mod menu;
 pub mod new_game;
 mod paint;
 mod players;
+pub mod reader_cli;
 mod scores;
 pub mod session;
 pub mod synth_cli;

@@ -8,7 +8,7 @@ use rules::PlayerColor;
 
 use std::io::Write;
 
-use tablesight::{calibration_cli, cli, synth_cli};
+use tablesight::{calibration_cli, cli, reader_cli, synth_cli};
 
 #[derive(Parser)]
 #[command(
@@ -99,6 +99,36 @@ enum Command {
         save: Option<PathBuf>,
         #[arg(long)]
         json: bool,
+    },
+    /// Reads every die (colour, value) and meeple (player, rank) in a photo or frame.
+    Detect {
+        /// A photo or frame (JPEG or PNG), any size; EXIF orientation is applied.
+        image: PathBuf,
+        /// Print one JSON object: dice and meeples with boxes in pixels of the image.
+        #[arg(long)]
+        json: bool,
+        /// Also write the image with the readings drawn over it (PNG).
+        #[arg(long)]
+        annotate: Option<PathBuf>,
+        /// A saved calibration (`calibrate --save`) for frames of this size; without it the
+        /// mat's markers in the image give each item's place when enough are in view.
+        #[arg(long)]
+        calibration: Option<PathBuf>,
+        /// The mat layout file (the shipped A2 mat by default).
+        #[arg(long)]
+        layout: Option<PathBuf>,
+        /// A folder with finder.onnx and reader.onnx to use instead of the shipped models.
+        #[arg(long)]
+        models: Option<PathBuf>,
+    },
+    /// Measures the reader on a labelled set: rendered scenes or YOLO-format photos.
+    Eval {
+        /// A folder of `tablesight synth scenes`, or one with images/ and labels/ (YOLO).
+        dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        models: Option<PathBuf>,
     },
     /// Renders the synthetic table: training scenes or whole games, with exact labels.
     #[command(subcommand)]
@@ -200,6 +230,25 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             )?;
             Ok(cli::Outcome::Ok)
         }
+        Command::Detect {
+            image,
+            json,
+            annotate,
+            calibration,
+            layout,
+            models,
+        } => reader_cli::detect(
+            out,
+            &reader_cli::DetectOptions {
+                image: &image,
+                calibration: calibration.as_deref(),
+                layout: layout.as_deref(),
+                json,
+                annotate: annotate.as_deref(),
+                models: models.as_deref(),
+            },
+        ),
+        Command::Eval { dir, json, models } => reader_cli::eval(out, &dir, models.as_deref(), json),
         Command::Synth(SynthCommand::Scenes {
             out: dir,
             seed,

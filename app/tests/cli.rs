@@ -404,3 +404,61 @@ fn calibrate_explains_a_corrupt_photo_and_a_photo_without_the_mat() {
     assert!(stderr.contains("found 0 marker(s) of the mat"), "{stderr}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn detect_reads_a_real_photo_as_json() {
+    let photo = path("reader/real/images/IMG_20191209_100225.jpg");
+    let (code, stdout, stderr) = run(&["detect", "--json", &photo]);
+    assert_eq!(code, 0, "{stderr}");
+    let reading: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!((reading["width"].as_u64(), reading["height"].as_u64()), (Some(640), Some(640)));
+    let dice = reading["dice"].as_array().unwrap();
+    // Six small translucent dice of the held-out block b08.
+    assert!((5..=7).contains(&dice.len()), "{stdout}");
+    for die in dice {
+        assert!((1..=6).contains(&die["value"].as_u64().unwrap()));
+        let b: Vec<f64> = die["box"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        assert!(b[0] < b[2] && b[1] < b[3] && b[0] >= -20.0 && b[3] <= 660.0, "{b:?}");
+        assert!((0.0..=1.0).contains(&die["confidence"].as_f64().unwrap()));
+    }
+}
+
+#[test]
+fn detect_summarises_and_annotates() {
+    let out = std::env::temp_dir().join(format!("tablesight-annotated-{}.png", std::process::id()));
+    let frame = path("reader/scene-720p-0.jpg");
+    let (code, stdout, stderr) = run(&["detect", &frame, "--annotate", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("1280x720"), "{stdout}");
+    assert!(stdout.contains("  die  ") && stdout.contains("  meeple  "), "{stdout}");
+    let annotated = image::open(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    assert_eq!((annotated.width(), annotated.height()), (1280, 720));
+}
+
+#[test]
+fn detect_refuses_an_unreadable_image() {
+    let corrupt = std::env::temp_dir().join(format!("tablesight-corrupt-{}.jpg", std::process::id()));
+    std::fs::write(&corrupt, b"\xff\xd8\xff\xe0 not a jpeg").unwrap();
+    let (code, stdout, stderr) = run(&["detect", corrupt.to_str().unwrap()]);
+    std::fs::remove_file(&corrupt).unwrap();
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("cannot read the image") && stderr.contains("tablesight-corrupt"), "{stderr}");
+}
+
+#[test]
+fn eval_reports_found_and_read_dice_on_real_photos() {
+    let (code, stdout, stderr) = run(&["eval", "--json", &path("reader/real")]);
+    assert_eq!(code, 0, "{stderr}");
+    let figures: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(figures["pictures"], 15);
+    let dice = &figures["dice"];
+    let counted = dice["counted"].as_u64().unwrap();
+    assert!(counted > 50, "{stdout}");
+    assert!(dice["found"].as_u64().unwrap() <= counted);
+    assert!(dice["read_right"].as_u64().unwrap() <= dice["found"].as_u64().unwrap());
+    let (code, stdout, _) = run(&["eval", &path("reader/real")]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("dice: ") && stdout.contains("confusion"), "{stdout}");
+}

@@ -39,6 +39,7 @@ impl TablePoint {
 
 /// Focal lengths and principal point in pixels, and two radial distortion coefficients.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Intrinsics {
     pub fx_px: f64,
     pub fy_px: f64,
@@ -146,6 +147,27 @@ impl Camera {
         self.intrinsics.project(&p_camera)
     }
 
+    /// The table point at `height_mm` above the mat that `pixel` sees (lens distortion
+    /// undone), or `None` when that plane lies behind the camera or is seen edge-on.
+    pub fn on_plane(&self, pixel: [f64; 2], height_mm: f64) -> Option<TablePoint> {
+        let k = &self.intrinsics;
+        let flat = k.undistort(&Point2::new(pixel[0], pixel[1]));
+        let ray_camera = Vector3::new((flat.x - k.cx_px) / k.fx_px, (flat.y - k.cy_px) / k.fy_px, 1.0);
+        let table_from_camera = self.camera_from_table.inverse();
+        let origin = table_from_camera * Point3::origin();
+        let ray = table_from_camera * ray_camera;
+        let plane_z = TablePoint::on_mat(0.0, 0.0).at_height(height_mm).to_3d().z;
+        if ray.z.abs() < 1e-12 {
+            return None;
+        }
+        let t = (plane_z - origin.z) / ray.z;
+        if t <= 0.0 {
+            return None;
+        }
+        let hit = origin + ray * t;
+        Some(TablePoint::on_mat(hit.x, hit.y).at_height(height_mm))
+    }
+
     /// The homography from the mat plane (mm) to undistorted pixels.
     pub fn image_from_mat(&self) -> Matrix3<f64> {
         let k = &self.intrinsics;
@@ -175,5 +197,28 @@ impl Camera {
         })?;
         let px_per_mm = ((right - here).norm() + (down - here).norm()) / 2.0;
         (px_per_mm > 0.0).then(|| 1.0 / px_per_mm)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pixel_back_on_its_plane_is_the_point_that_made_it() {
+        let mut intrinsics = Intrinsics::from_field_of_view(1280, 720, 70.0);
+        intrinsics.k1 = -0.12;
+        intrinsics.k2 = 0.02;
+        let camera = Camera::looking_at(
+            intrinsics,
+            Point3::new(300.0, 700.0, -450.0),
+            Point3::new(297.0, 210.0, 0.0),
+        );
+        for (x, y, height) in [(297.0, 120.0, 0.0), (185.0, 285.0, 44.0), (409.0, 300.0, 88.0)] {
+            let point = TablePoint::on_mat(x, y).at_height(height);
+            let pixel = camera.project(point).unwrap();
+            let back = camera.on_plane([pixel.x, pixel.y], height).unwrap();
+            assert!((back.x_mm - x).abs() < 0.05 && (back.y_mm - y).abs() < 0.05, "{back:?}");
+        }
     }
 }

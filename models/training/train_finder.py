@@ -179,7 +179,7 @@ def main() -> None:
         loss.backward()
         optimiser.step()
         schedule.step()
-        running += float(loss)
+        running += float(loss.detach())
         if step % 100 == 0:
             entry = {"step": step, "loss": running / 100, "minutes": round((time.time() - started) / 60, 1)}
             history.append(entry)
@@ -190,6 +190,7 @@ def main() -> None:
             export(model, args.out)
             model.train()
 
+    torch.save(model.state_dict(), args.out.with_suffix(".pt"))
     args.out.with_name(args.out.stem + "-train.json").write_text(
         json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "history": history}, indent=1)
     )

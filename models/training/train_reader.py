@@ -218,6 +218,7 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--width", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--real-share", type=float, default=0.5, help="share of real crops in each batch")
     parser.add_argument("--real-only", action="store_true", help="train on real crops alone")
     parser.add_argument("--synth-only", action="store_true", help="train on rendered crops alone (the realism gap)")
     parser.add_argument("--out", type=Path, default=Path("models/reader.onnx"))
@@ -233,8 +234,9 @@ def main() -> None:
     train = concat(parts)
     val_real = load_real(args.real, "val")
     val_synth = load_synth(args.synth_val) if args.synth_val.exists() else None
-    # Rendered and real crops weigh the same in every batch, whatever their counts.
-    weights = np.where(train["real"], 0.5 / max(train["real"].sum(), 1), 0.5 / max((~train["real"]).sum(), 1))
+    # Each batch holds --real-share real crops, whatever the counts.
+    share = args.real_share
+    weights = np.where(train["real"], share / max(train["real"].sum(), 1), (1 - share) / max((~train["real"]).sum(), 1))
     if args.real_only or args.synth_only:
         weights = np.ones(len(weights))
     weights /= weights.sum()
@@ -269,6 +271,7 @@ def main() -> None:
 
     model.load_state_dict(best_state)
     model.eval()
+    torch.save(best_state, args.out.with_suffix(".pt"))
     export(model, args.out)
     args.out.with_name(args.out.stem + "-train.json").write_text(
         json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "history": history}, indent=1)

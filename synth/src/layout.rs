@@ -2,6 +2,10 @@
 //! dice, the dice and meeples on the top floors, the roll, the mana pool, the spellbook boards
 //! with their meeples, and each player's reserve.
 
+use calibration::places::{
+    BOARD_MM, PILLAR_RADIUS_MM, board_center, floor_top_mm, pillar_angle, pillar_point, reserve_point,
+    spell_slots,
+};
 use calibration::{MatLayout, TablePoint};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -10,12 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::SynthError;
 
-pub const DIE_MM: f64 = 16.0;
-/// The thickness of a floor tile; a floor and its dice rise 20 mm, as `calibration` assumes.
-pub const TILE_MM: f64 = 4.0;
-/// From a tower's centre to its pillars.
-pub const PILLAR_RADIUS_MM: f64 = 27.0;
-const BOARD_MM: [f64; 2] = [84.0, 40.0];
+pub use calibration::places::TILE_MM;
+pub use calibration::quality::DIE_SIZE_MM as DIE_MM;
 
 /// Where a die or a meeple is, in the words of the game.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -140,12 +140,13 @@ pub fn lay_out(state: &GameState, mat: &MatLayout, seed: u64) -> Result<TableLay
         });
     }
     for (seat, player) in state.players().iter().enumerate() {
-        let area = zone(mat, &format!("spellbook-{}", seat + 1))?;
-        let center = ((area[0] + area[2]) / 2.0, area[1] + BOARD_MM[1] / 2.0 + 1.0);
-        let slots = std::array::from_fn(|i| {
-            let (column, row) = ((i % 3) as f64 - 1.0, (i / 3) as f64 - 0.5);
-            (center.0 + column * 27.0, center.1 + row * 19.0)
-        });
+        let name = format!("spellbook-{}", seat + 1);
+        let area = mat
+            .zone(&name)
+            .ok_or_else(|| SynthError::Layout(format!("the mat has no zone {name}")))?;
+        let [cx, cy] = board_center(area);
+        let center = (cx, cy);
+        let slots = spell_slots(area).map(|[x, y]| (x, y));
         for (i, rank) in player.spellbook.iter().enumerate() {
             if let Some(rank) = *rank {
                 let (x, y) = slots[i];
@@ -166,8 +167,9 @@ pub fn lay_out(state: &GameState, mat: &MatLayout, seed: u64) -> Result<TableLay
         let reserve: Vec<Rank> = player.reserve_ranks().collect();
         for (i, rank) in reserve.into_iter().enumerate() {
             let rng = &mut rng_for(seed, &[5, seat as u64, i as u64]);
-            let x = area[0] + 8.0 + i as f64 * 12.0 + rng.random_range(-1.5..1.5);
-            let y = area[3] - 4.0 + rng.random_range(-1.5..1.5);
+            let [x, y] = reserve_point(area, i);
+            let x = x + rng.random_range(-1.5..1.5);
+            let y = y + rng.random_range(-1.5..1.5);
             layout.meeples.push(PlacedMeeple {
                 meeple: Meeple {
                     player: player.color,
@@ -211,22 +213,16 @@ fn lay_out_tower(
         let turn = rng.random_range(-0.12..0.12);
         let jitter = (rng.random_range(-1.5..1.5), rng.random_range(-1.5..1.5));
         let c = (center.0 + jitter.0, center.1 + jitter.1);
-        let floor_mm = f64::from(level - 1) * (DIE_MM + TILE_MM);
-        let top_mm = floor_mm + TILE_MM;
-        let angle =
-            |k: f64| -std::f64::consts::FRAC_PI_2 + turn + k * 2.0 * std::f64::consts::PI / 3.0;
+        let top_mm = floor_top_mm(level);
         let pillars: [(f64, f64); 3] = std::array::from_fn(|k| {
-            let a = angle(k as f64);
-            (
-                c.0 + PILLAR_RADIUS_MM * a.cos(),
-                c.1 + PILLAR_RADIUS_MM * a.sin(),
-            )
+            let [x, y] = pillar_point([c.0, c.1], k, turn);
+            (x, y)
         });
         // A triangle with cut corners around the pillars.
         let mut corners = Vec::with_capacity(6);
         for k in 0..3 {
             for side in [-0.33, 0.33] {
-                let a = angle(k as f64) + side;
+                let a = pillar_angle(k, turn) + side;
                 let r = PILLAR_RADIUS_MM + 13.0;
                 corners.push((c.0 + r * a.cos(), c.1 + r * a.sin()));
             }

@@ -8,4 +8,7 @@ pub enum VisionError {
     /// Missing, truncated, corrupt or of an unknown format; `reason` is the decoder's word.
     #[error("cannot read the image {path}: {reason}")]
     Image { path: PathBuf, reason: String },
+    /// A model file that tract cannot load or run, or whose shapes are not the reader's.
+    #[error("the model {model} cannot be used: {reason}")]
+    Model { model: String, reason: String },
 }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use calibration::GrayFrame;
-use image::DynamicImage;
+use image::{DynamicImage, ImageDecoder, ImageReader, RgbImage};
 
 use crate::error::VisionError;
 
@@ -28,6 +28,25 @@ pub fn read_gray(path: &Path) -> Result<GrayFrame, VisionError> {
     Ok(gray_from_image(&image))
 }
 
+/// Reads a photo or frame as RGB, turned upright as its EXIF orientation says (phones store
+/// portrait photos sideways); a missing, truncated or corrupt file is an error that names it.
+pub fn read_rgb(path: &Path) -> Result<RgbImage, VisionError> {
+    let error = |reason: String| VisionError::Image {
+        path: path.to_owned(),
+        reason,
+    };
+    let mut decoder = ImageReader::open(path)
+        .map_err(|e| error(e.to_string()))?
+        .with_guessed_format()
+        .map_err(|e| error(e.to_string()))?
+        .into_decoder()
+        .map_err(|e| error(e.to_string()))?;
+    let orientation = decoder.orientation().map_err(|e| error(e.to_string()))?;
+    let mut image = DynamicImage::from_decoder(decoder).map_err(|e| error(e.to_string()))?;
+    image.apply_orientation(orientation);
+    Ok(image.into_rgb8())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -41,6 +60,14 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         assert!(error.starts_with("cannot read the image"), "{error}");
         assert!(error.contains("tablesight-corrupt"), "{error}");
+    }
+
+    #[test]
+    fn a_missing_file_is_a_clear_error_in_colour_too() {
+        let error = read_rgb(Path::new("/nonexistent/photo.jpg"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("/nonexistent/photo.jpg"), "{error}");
     }
 
     #[test]

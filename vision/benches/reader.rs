@@ -1,0 +1,48 @@
+//! How long the reader takes on one core: a 1280x720 rendered frame (finder over the whole
+//! frame, then the reader on every item found), the finder alone, the reader alone on 16
+//! crops, and a phone-sized 4032x3024 photo.
+//! Run: `RAYON_NUM_THREADS=1 cargo bench -p tablesight-vision --bench reader`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly on bad set-up
+
+use std::path::Path;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use image::imageops::FilterType;
+use vision::{DiceReader, read_rgb};
+
+fn fixture(name: &str) -> image::RgbImage {
+    read_rgb(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/reader").join(name))
+        .unwrap()
+}
+
+fn reader(c: &mut Criterion) {
+    let mut reader = DiceReader::shipped().unwrap();
+    let frame = fixture("scene-720p-0.jpg");
+    let found = reader.find(&frame).unwrap();
+    let mut group = c.benchmark_group("reader");
+    group.sample_size(20);
+    group.bench_function("1280x720 frame, whole-frame search", |b| {
+        b.iter(|| reader.read(&frame).unwrap());
+    });
+    group.bench_function("finder alone, 1280x720", |b| {
+        b.iter(|| reader.find(&frame).unwrap());
+    });
+    let sixteen: Vec<_> = found.iter().copied().cycle().take(16).collect();
+    group.bench_function("reader alone, 16 crops", |b| {
+        b.iter(|| reader.read_found(&frame, &sixteen).unwrap());
+    });
+    let photo = image::imageops::resize(&frame, 4032, 3024, FilterType::Triangle);
+    group.sample_size(10);
+    group.bench_function("4032x3024 photo", |b| {
+        b.iter(|| reader.read(&photo).unwrap());
+    });
+    group.finish();
+    println!(
+        "{} items found in the 1280x720 frame (the reader reads them in batches of 16)",
+        found.len()
+    );
+}
+
+criterion_group!(benches, reader);
+criterion_main!(benches);

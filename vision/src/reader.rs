@@ -1,0 +1,610 @@
+//! The dice and meeple reader: a finder over the frame shrunk to 512 px finds every die and
+//! meeple, a reader of full-resolution crops says what each one is (kind, value and colour;
+//! player and rank). Both are ONNX models trained by `models/training/`, run by tract.
+//!
+//! The constants here are those of `models/training/common.py`; loading a model checks the
+//! shapes they imply and names the model in any error.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use fast_image_resize::images::{Image, ImageRef};
+use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
+use calibration::MatPlace;
+use image::RgbImage;
+use serde::Serialize;
+use tract_onnx::prelude::*;
+
+use crate::error::VisionError;
+
+/// The finder sees the frame with its longer side shrunk to this many pixels.
+pub const FINDER_LONG_PX: u32 = 512;
+/// The finder answers on a grid this many input pixels apart.
+const FINDER_STRIDE: usize = 4;
+/// Finder input sides are multiples of this (its deepest layer is 32 times coarser).
+const FINDER_SIDE_MULTIPLE: u32 = 32;
+/// Finder output channels: heat of die and meeple, log width and height / 16 px, offset x, y.
+const FINDER_CHANNELS: usize = 6;
+/// The reader's crop: READER_CONTEXT times the box's longer side, READER_PX square.
+pub const READER_PX: u32 = 40;
+const READER_CONTEXT: f32 = 1.5;
+/// Crops go through the reader in batches of this size (one call per batch).
+const READER_BATCH: usize = 16;
+
+const KINDS: usize = 3;
+const KIND_DIE: usize = 0;
+const KIND_MEEPLE: usize = 1;
+/// Column ranges of the reader's output row: kind, value, die colour, player, rank.
+const VALUE_COLUMNS: std::ops::Range<usize> = KINDS..KINDS + 6;
+const COLOR_COLUMNS: std::ops::Range<usize> = 9..14;
+const PLAYER_COLUMNS: std::ops::Range<usize> = 14..18;
+const RANK_COLUMNS: std::ops::Range<usize> = 18..20;
+const READER_OUTPUTS: usize = 20;
+
+/// The models shipped with Tablesight (trained by `models/training/`, see `models/README.md`).
+const FINDER_ONNX: &[u8] = include_bytes!("../../models/finder.onnx");
+const READER_ONNX: &[u8] = include_bytes!("../../models/reader.onnx");
+
+/// A die's colour as the reader sees it: the game's four, or a die of another game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DieColor {
+    Pink,
+    Purple,
+    Yellow,
+    Blue,
+    Other,
+}
+
+impl DieColor {
+    pub const ALL: [DieColor; 5] = [
+        DieColor::Pink,
+        DieColor::Purple,
+        DieColor::Yellow,
+        DieColor::Blue,
+        DieColor::Other,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DieColor::Pink => "pink",
+            DieColor::Purple => "purple",
+            DieColor::Yellow => "yellow",
+            DieColor::Blue => "blue",
+            DieColor::Other => "other",
+        }
+    }
+}
+
+/// A meeple's player colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MeepleColor {
+    Blue,
+    Green,
+    Red,
+    Yellow,
+}
+
+impl MeepleColor {
+    pub const ALL: [MeepleColor; 4] = [
+        MeepleColor::Blue,
+        MeepleColor::Green,
+        MeepleColor::Red,
+        MeepleColor::Yellow,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MeepleColor::Blue => "blue",
+            MeepleColor::Green => "green",
+            MeepleColor::Red => "red",
+            MeepleColor::Yellow => "yellow",
+        }
+    }
+}
+
+/// Apprentice or master.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MeepleRank {
+    Apprentice,
+    Master,
+}
+
+/// A box in pixels of the input image: `[x_min, y_min, x_max, y_max]`.
+pub type BoxPx = [f32; 4];
+
+/// One die as read: its value and colour with the reader's probability of each.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DieReading {
+    pub color: DieColor,
+    pub value: u8,
+    #[serde(rename = "box")]
+    pub box_px: BoxPx,
+    /// The probability that this is a die showing this value in this colour.
+    pub confidence: f32,
+    pub value_confidence: f32,
+    pub color_confidence: f32,
+    /// True when any part of the reading is below the reader's settings: report it as
+    /// unsure, never as a silent guess.
+    pub uncertain: bool,
+    /// Where it stands on the mat, when a calibration says (`TableGeometry::locate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place: Option<MatPlace>,
+}
+
+/// One meeple as read.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MeepleReading {
+    pub player: MeepleColor,
+    pub rank: MeepleRank,
+    #[serde(rename = "box")]
+    pub box_px: BoxPx,
+    pub confidence: f32,
+    pub uncertain: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place: Option<MatPlace>,
+}
+
+/// Everything read in one image.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Reading {
+    pub width: u32,
+    pub height: u32,
+    pub dice: Vec<DieReading>,
+    pub meeples: Vec<MeepleReading>,
+}
+
+/// Thresholds of the reader (chosen on validation data, see `models/README.md`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReaderSettings {
+    /// The finder's heat above which a place is looked at by the reader.
+    pub find_threshold: f32,
+    /// The reader's probability of "die" or "meeple" above which an item is reported.
+    pub keep_threshold: f32,
+    /// Below these probabilities a reading is flagged uncertain.
+    pub sure_kind: f32,
+    pub sure_value: f32,
+    pub sure_color: f32,
+}
+
+impl Default for ReaderSettings {
+    fn default() -> Self {
+        ReaderSettings {
+            find_threshold: 0.3,
+            keep_threshold: 0.5,
+            sure_kind: 0.8,
+            sure_value: 0.8,
+            sure_color: 0.7,
+        }
+    }
+}
+
+/// A place the finder found, before the reader looked at it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Found {
+    pub box_px: BoxPx,
+    /// The finder's heat at the centre (0..1).
+    pub heat: f32,
+    /// 0: die, 1: meeple, as the finder guessed from the shrunk frame.
+    pub class: usize,
+}
+
+type Plan = Arc<TypedRunnableModel>;
+
+/// The finder and the reader, loaded once, with their buffers.
+pub struct DiceReader {
+    finder_onnx: Vec<u8>,
+    finder_name: String,
+    finder_plans: HashMap<(u32, u32), Plan>,
+    reader: Plan,
+    resizer: Resizer,
+    shrunk: Vec<u8>,
+    crop: Vec<u8>,
+    crop_small: Image<'static>,
+    batch: Vec<f32>,
+    pub settings: ReaderSettings,
+}
+
+fn model_error(model: &str, error: impl std::fmt::Display) -> VisionError {
+    VisionError::Model {
+        model: model.to_owned(),
+        reason: error.to_string(),
+    }
+}
+
+impl DiceReader {
+    /// The models shipped inside the binary.
+    pub fn shipped() -> Result<DiceReader, VisionError> {
+        DiceReader::from_bytes(
+            FINDER_ONNX,
+            "models/finder.onnx",
+            READER_ONNX,
+            "models/reader.onnx",
+        )
+    }
+
+    /// Models from files (to try a newly trained pair).
+    pub fn from_files(finder: &Path, reader: &Path) -> Result<DiceReader, VisionError> {
+        let read = |path: &Path| {
+            std::fs::read(path).map_err(|e| model_error(&path.display().to_string(), e))
+        };
+        DiceReader::from_bytes(
+            &read(finder)?,
+            &finder.display().to_string(),
+            &read(reader)?,
+            &reader.display().to_string(),
+        )
+    }
+
+    fn from_bytes(
+        finder: &[u8],
+        finder_name: &str,
+        reader: &[u8],
+        reader_name: &str,
+    ) -> Result<DiceReader, VisionError> {
+        let reader_plan = optimised(reader, reader_name, [READER_BATCH, 3, READER_PX as usize, READER_PX as usize])?;
+        check_output(&reader_plan, reader_name, &[READER_BATCH, READER_OUTPUTS])?;
+        let mut dice_reader = DiceReader {
+            finder_onnx: finder.to_vec(),
+            finder_name: finder_name.to_owned(),
+            finder_plans: HashMap::new(),
+            reader: reader_plan,
+            resizer: Resizer::new(),
+            shrunk: Vec::new(),
+            crop: Vec::new(),
+            crop_small: Image::new(READER_PX, READER_PX, PixelType::U8x3),
+            batch: vec![0.0; READER_BATCH * 3 * (READER_PX * READER_PX) as usize],
+            settings: ReaderSettings::default(),
+        };
+        // The 16:9 webcam shape is checked (and ready) from the start.
+        dice_reader.finder_plan(FINDER_LONG_PX, 288)?;
+        Ok(dice_reader)
+    }
+
+    fn finder_plan(&mut self, width: u32, height: u32) -> Result<Plan, VisionError> {
+        if let Some(plan) = self.finder_plans.get(&(width, height)) {
+            return Ok(plan.clone());
+        }
+        let plan = optimised(
+            &self.finder_onnx,
+            &self.finder_name,
+            [1, 3, height as usize, width as usize],
+        )?;
+        let stride = FINDER_STRIDE as u32;
+        check_output(
+            &plan,
+            &self.finder_name,
+            &[1, FINDER_CHANNELS, (height / stride) as usize, (width / stride) as usize],
+        )?;
+        self.finder_plans.insert((width, height), plan.clone());
+        Ok(plan)
+    }
+
+    /// Every die and meeple in the image.
+    pub fn read(&mut self, image: &RgbImage) -> Result<Reading, VisionError> {
+        let found = self.find(image)?;
+        self.read_found(image, &found)
+    }
+
+    /// The finder alone: candidate places, strongest first.
+    pub fn find(&mut self, image: &RgbImage) -> Result<Vec<Found>, VisionError> {
+        let (width, height) = finder_size(image.width(), image.height());
+        let plan = self.finder_plan(width, height)?;
+        self.shrunk.resize((width * height * 3) as usize, 0);
+        let source = ImageRef::new(image.width(), image.height(), image.as_raw(), PixelType::U8x3)
+            .map_err(|e| model_error(&self.finder_name, e))?;
+        let mut shrunk = Image::from_slice_u8(width, height, &mut self.shrunk, PixelType::U8x3)
+            .map_err(|e| model_error(&self.finder_name, e))?;
+        self.resizer
+            .resize(&source, &mut shrunk, &resize_options())
+            .map_err(|e| model_error(&self.finder_name, e))?;
+        let (w, h) = (width as usize, height as usize);
+        let input = tract_ndarray::Array4::from_shape_fn((1, 3, h, w), |(_, c, y, x)| {
+            f32::from(self.shrunk[(y * w + x) * 3 + c]) / 255.0
+        });
+        let outputs = plan
+            .run(tvec!(Tensor::from(input).into()))
+            .map_err(|e| model_error(&self.finder_name, e))?;
+        let grid = outputs[0]
+            .to_plain_array_view::<f32>()
+            .map_err(|e| model_error(&self.finder_name, e))?;
+        let scale_x = image.width() as f32 / width as f32;
+        let scale_y = image.height() as f32 / height as f32;
+        let (rows, cols) = (h / FINDER_STRIDE, w / FINDER_STRIDE);
+        let mut found = Vec::new();
+        for class in 0..2 {
+            let heat = |r: usize, c: usize| sigmoid(grid[[0, class, r, c]]);
+            for r in 0..rows {
+                for c in 0..cols {
+                    let here = heat(r, c);
+                    if here < self.settings.find_threshold {
+                        continue;
+                    }
+                    let is_peak = (r.saturating_sub(1)..(r + 2).min(rows)).all(|rr| {
+                        (c.saturating_sub(1)..(c + 2).min(cols))
+                            .all(|cc| (rr, cc) == (r, c) || heat(rr, cc) <= here)
+                    });
+                    if !is_peak {
+                        continue;
+                    }
+                    let cx = (c as f32 + grid[[0, 4, r, c]]) * FINDER_STRIDE as f32 * scale_x;
+                    let cy = (r as f32 + grid[[0, 5, r, c]]) * FINDER_STRIDE as f32 * scale_y;
+                    let bw = grid[[0, 2, r, c]].exp() * 16.0 * scale_x;
+                    let bh = grid[[0, 3, r, c]].exp() * 16.0 * scale_y;
+                    found.push(Found {
+                        box_px: [cx - bw / 2.0, cy - bh / 2.0, cx + bw / 2.0, cy + bh / 2.0],
+                        heat: here,
+                        class,
+                    });
+                }
+            }
+        }
+        found.sort_by(|a, b| b.heat.total_cmp(&a.heat));
+        Ok(found)
+    }
+
+    /// The reader over given places (found by the finder, or known from a calibration).
+    pub fn read_found(&mut self, image: &RgbImage, found: &[Found]) -> Result<Reading, VisionError> {
+        let mut reading = Reading {
+            width: image.width(),
+            height: image.height(),
+            ..Reading::default()
+        };
+        for chunk in found.chunks(READER_BATCH) {
+            let rows = self.read_crops(image, chunk)?;
+            for (place, row) in chunk.iter().zip(rows) {
+                self.interpret(place, &row, &mut reading);
+            }
+        }
+        // The finder may peak twice on one item (and once per class): of two readings of
+        // the same kind centred within half a box side, keep the more confident. A meeple
+        // standing on a die is two items of different kinds and keeps both.
+        reading.dice = without_duplicates(reading.dice, |d| (d.box_px, d.confidence));
+        reading.meeples = without_duplicates(reading.meeples, |m| (m.box_px, m.confidence));
+        Ok(reading)
+    }
+
+    /// Runs the reader on up to READER_BATCH crops; one row of logits per place.
+    fn read_crops(
+        &mut self,
+        image: &RgbImage,
+        places: &[Found],
+    ) -> Result<Vec<[f32; READER_OUTPUTS]>, VisionError> {
+        let plane = (READER_PX * READER_PX) as usize;
+        self.batch.fill(0.0);
+        for (i, place) in places.iter().enumerate() {
+            crop_square(image, place.box_px, READER_CONTEXT, &mut self.crop);
+            let side = (self.crop.len() / 3).isqrt() as u32;
+            let source = ImageRef::new(side, side, &self.crop, PixelType::U8x3)
+                .map_err(|e| model_error("crop", e))?;
+            self.resizer
+                .resize(&source, &mut self.crop_small, &resize_options())
+                .map_err(|e| model_error("crop", e))?;
+            let pixels = self.crop_small.buffer();
+            let sample = &mut self.batch[i * 3 * plane..(i + 1) * 3 * plane];
+            for (p, rgb) in pixels.chunks_exact(3).enumerate() {
+                for c in 0..3 {
+                    sample[c * plane + p] = f32::from(rgb[c]) / 255.0;
+                }
+            }
+        }
+        let input = Tensor::from_shape(
+            &[READER_BATCH, 3, READER_PX as usize, READER_PX as usize],
+            &self.batch,
+        )
+        .map_err(|e| model_error("reader input", e))?;
+        let outputs = self
+            .reader
+            .run(tvec!(input.into()))
+            .map_err(|e| model_error("models/reader.onnx", e))?;
+        let logits: Vec<f32> = outputs[0]
+            .to_plain_array_view::<f32>()
+            .map_err(|e| model_error("models/reader.onnx", e))?
+            .iter()
+            .copied()
+            .collect();
+        Ok(logits
+            .chunks_exact(READER_OUTPUTS)
+            .take(places.len())
+            .map(|row| {
+                let mut out = [0.0; READER_OUTPUTS];
+                out.copy_from_slice(row);
+                out
+            })
+            .collect())
+    }
+
+    fn interpret(&self, place: &Found, row: &[f32; READER_OUTPUTS], reading: &mut Reading) {
+        let settings = &self.settings;
+        let kind = softmax(&row[..KINDS]);
+        let (kind_index, kind_p) = if kind[KIND_DIE] >= kind[KIND_MEEPLE] {
+            (KIND_DIE, kind[KIND_DIE])
+        } else {
+            (KIND_MEEPLE, kind[KIND_MEEPLE])
+        };
+        if kind_p < settings.keep_threshold {
+            return;
+        }
+        if kind_index == KIND_DIE {
+            let (value_index, value_p) = best(&softmax(&row[VALUE_COLUMNS]));
+            let (color_index, color_p) = best(&softmax(&row[COLOR_COLUMNS]));
+            reading.dice.push(DieReading {
+                color: DieColor::ALL[color_index],
+                value: value_index as u8 + 1,
+                box_px: place.box_px,
+                confidence: kind_p * value_p * color_p,
+                value_confidence: value_p,
+                color_confidence: color_p,
+                uncertain: kind_p < settings.sure_kind
+                    || value_p < settings.sure_value
+                    || color_p < settings.sure_color,
+                place: None,
+            });
+        } else {
+            let (player_index, player_p) = best(&softmax(&row[PLAYER_COLUMNS]));
+            let (rank_index, rank_p) = best(&softmax(&row[RANK_COLUMNS]));
+            let confidence = kind_p * player_p * rank_p;
+            reading.meeples.push(MeepleReading {
+                player: MeepleColor::ALL[player_index],
+                rank: if rank_index == 0 {
+                    MeepleRank::Apprentice
+                } else {
+                    MeepleRank::Master
+                },
+                box_px: place.box_px,
+                confidence,
+                uncertain: kind_p < settings.sure_kind || confidence < settings.sure_value,
+                place: None,
+            });
+        }
+    }
+}
+
+/// The items, most confident first, less any centred within half a box side of a more
+/// confident one.
+fn without_duplicates<T>(mut items: Vec<T>, key: impl Fn(&T) -> (BoxPx, f32)) -> Vec<T> {
+    items.sort_by(|a, b| key(b).1.total_cmp(&key(a).1));
+    let mut kept: Vec<T> = Vec::with_capacity(items.len());
+    for item in items {
+        let (b, _) = key(&item);
+        let duplicate = kept.iter().any(|k| {
+            let (a, _) = key(k);
+            let side = (a[2] - a[0]).max(a[3] - a[1]).max(b[2] - b[0]).max(b[3] - b[1]);
+            let dx = (a[0] + a[2] - b[0] - b[2]) / 2.0;
+            let dy = (a[1] + a[3] - b[1] - b[3]) / 2.0;
+            dx.hypot(dy) < side / 2.0
+        });
+        if !duplicate {
+            kept.push(item);
+        }
+    }
+    kept
+}
+
+fn resize_options() -> ResizeOptions {
+    ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear))
+}
+
+/// The finder's input size for an image: the longer side FINDER_LONG_PX, both sides
+/// rounded to multiples of FINDER_SIDE_MULTIPLE.
+pub fn finder_size(width: u32, height: u32) -> (u32, u32) {
+    let scale = FINDER_LONG_PX as f32 / width.max(height) as f32;
+    let round = |side: u32| {
+        let m = FINDER_SIDE_MULTIPLE as f32;
+        ((side as f32 * scale / m).round() as u32).max(1) * FINDER_SIDE_MULTIPLE
+    };
+    (round(width), round(height))
+}
+
+/// The square of `context` times the box's longer side around its centre, black outside
+/// the image, into `out` (RGB, row after row). Same rule as `crop_square` in
+/// `models/training/common.py`.
+pub fn crop_square(image: &RgbImage, box_px: BoxPx, context: f32, out: &mut Vec<u8>) {
+    let [x0, y0, x1, y1] = box_px;
+    let side_f = ((x1 - x0).max(y1 - y0).max(1.0)) * context;
+    let left = ((x0 + x1) / 2.0 - side_f / 2.0).round() as i64;
+    let top = ((y0 + y1) / 2.0 - side_f / 2.0).round() as i64;
+    let side = (side_f.round() as i64).max(1);
+    out.clear();
+    out.resize((side * side * 3) as usize, 0);
+    let (width, height) = (i64::from(image.width()), i64::from(image.height()));
+    let raw = image.as_raw();
+    let x_from = left.max(0);
+    let x_to = (left + side).min(width);
+    if x_from >= x_to {
+        return;
+    }
+    for y in top.max(0)..(top + side).min(height) {
+        let source = ((y * width + x_from) * 3) as usize..((y * width + x_to) * 3) as usize;
+        let target = (((y - top) * side + (x_from - left)) * 3) as usize;
+        out[target..target + source.len()].copy_from_slice(&raw[source]);
+    }
+}
+
+fn optimised(onnx: &[u8], name: &str, shape: [usize; 4]) -> Result<Plan, VisionError> {
+    tract_onnx::onnx()
+        .model_for_read(&mut &onnx[..])
+        .and_then(|model| model.with_input_fact(0, f32::fact(shape).into()))
+        .and_then(|model| model.into_optimized())
+        .and_then(|model| model.into_runnable())
+        .map_err(|e| model_error(name, format!("{e:#}")))
+}
+
+fn check_output(plan: &Plan, name: &str, expected: &[usize]) -> Result<(), VisionError> {
+    let model = plan.model();
+    let outlet = model
+        .output_outlets()
+        .map_err(|e| model_error(name, e))?
+        .first()
+        .copied()
+        .ok_or_else(|| model_error(name, "the model has no output"))?;
+    let fact = model.outlet_fact(outlet).map_err(|e| model_error(name, e))?;
+    let shape: Option<Vec<usize>> = fact.shape.as_concrete().map(<[usize]>::to_vec);
+    if shape.as_deref() != Some(expected) {
+        return Err(model_error(
+            name,
+            format!("output shape {:?}, expected {expected:?}", fact.shape),
+        ));
+    }
+    Ok(())
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+fn softmax(logits: &[f32]) -> Vec<f32> {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let exp: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
+    let sum: f32 = exp.iter().sum();
+    exp.into_iter().map(|e| e / sum).collect()
+}
+
+fn best(probabilities: &[f32]) -> (usize, f32) {
+    probabilities
+        .iter()
+        .copied()
+        .enumerate()
+        .fold((0, f32::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finder_sizes_keep_the_aspect_in_multiples_of_32() {
+        assert_eq!(finder_size(1280, 720), (512, 288));
+        assert_eq!(finder_size(4032, 3024), (512, 384));
+        assert_eq!(finder_size(416, 416), (512, 512));
+        assert_eq!(finder_size(3024, 4032), (384, 512));
+    }
+
+    #[test]
+    fn two_peaks_on_one_item_make_one_reading() {
+        let items = vec![
+            ([0.0, 0.0, 40.0, 40.0], 0.6),
+            ([10.0, 5.0, 50.0, 45.0], 0.9),
+            ([45.0, 0.0, 85.0, 40.0], 0.5),
+        ];
+        let kept = without_duplicates(items, |&(b, c)| (b, c));
+        assert_eq!(kept.iter().map(|k| k.1).collect::<Vec<_>>(), vec![0.9, 0.5]);
+    }
+
+    #[test]
+    fn crops_are_black_outside_the_image() {
+        let image = RgbImage::from_fn(10, 10, |x, y| image::Rgb([x as u8, y as u8, 200]));
+        let mut out = Vec::new();
+        // A 4 px box at the corner with context 2: an 8 px square from (-4, -4).
+        crop_square(&image, [-2.0, -2.0, 2.0, 2.0], 2.0, &mut out);
+        assert_eq!(out.len(), 8 * 8 * 3);
+        assert_eq!(&out[..3], &[0, 0, 0]);
+        let inside = ((4 * 8) + 4) * 3;
+        assert_eq!(&out[inside..inside + 3], &[0, 0, 200]);
+        let last = out.len() - 3;
+        assert_eq!(&out[last..], &[3, 3, 200]);
+    }
+}

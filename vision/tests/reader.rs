@@ -1,0 +1,146 @@
+//! The committed models, run by tract on committed pictures they never saw in training: two
+//! 1280x720 rendered scenes of a held-out seed, and real photos of the grouped test split of
+//! the shared datasets (see `tests/fixtures/reader/README.md`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly on bad fixtures
+
+use std::path::{Path, PathBuf};
+
+use vision::{DiceReader, Reading, read_rgb};
+
+// Floors a little under what the committed models measure on these fixtures (the figures of
+// `tablesight eval tests/fixtures/reader/real`): a worse model, a broken crop rule or a
+// wrong resize fails them. The model card's figures come from the larger held-out sets.
+const FOUND_REAL: f64 = 0.7;
+const RIGHT_REAL: f64 = 0.45;
+const RIGHT_RENDERED: f64 = 0.5;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/reader")
+}
+
+/// (value, centre, side) of each labelled die of a YOLO label file.
+fn yolo_dice(label: &Path, width: f32, height: f32) -> Vec<(u8, [f32; 2], f32)> {
+    std::fs::read_to_string(label)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let f: Vec<f32> = line.split_whitespace().map(|v| v.parse().unwrap()).collect();
+            (
+                f[0] as u8 + 1,
+                [f[1] * width, f[2] * height],
+                (f[3] * width).max(f[4] * height),
+            )
+        })
+        .collect()
+}
+
+/// How many of the labelled dice were found (a reading centred within half a die side) and
+/// how many of those were read with the right value.
+fn found_and_right(reading: &Reading, dice: &[(u8, [f32; 2], f32)]) -> (usize, usize) {
+    let mut taken = vec![false; reading.dice.len()];
+    let (mut found, mut right) = (0, 0);
+    for (value, centre, side) in dice {
+        let hit = reading.dice.iter().enumerate().find(|(i, d)| {
+            let c = [(d.box_px[0] + d.box_px[2]) / 2.0, (d.box_px[1] + d.box_px[3]) / 2.0];
+            !taken[*i] && (c[0] - centre[0]).hypot(c[1] - centre[1]) <= side / 2.0
+        });
+        if let Some((i, die)) = hit {
+            taken[i] = true;
+            found += 1;
+            right += usize::from(die.value == *value);
+        }
+    }
+    (found, right)
+}
+
+#[test]
+fn real_photos_of_unseen_dice_are_found_and_read() {
+    let mut reader = DiceReader::shipped().unwrap();
+    let dir = fixtures().join("real");
+    let (mut total, mut found, mut right, mut false_items) = (0, 0, 0, 0);
+    let mut photos: Vec<_> = std::fs::read_dir(dir.join("images"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    photos.sort();
+    assert!(photos.len() >= 10, "the real fixtures are missing");
+    for photo in &photos {
+        let image = read_rgb(photo).unwrap();
+        let label = dir
+            .join("labels")
+            .join(photo.file_stem().unwrap())
+            .with_extension("txt");
+        let dice = yolo_dice(&label, image.width() as f32, image.height() as f32);
+        let reading = reader.read(&image).unwrap();
+        let (f, r) = found_and_right(&reading, &dice);
+        total += dice.len();
+        found += f;
+        right += r;
+        false_items += reading.dice.len().saturating_sub(f) + reading.meeples.len();
+    }
+    let found_share = found as f64 / total as f64;
+    let right_share = right as f64 / total as f64;
+    println!("{total} dice: {found} found, {right} read right, {false_items} false items");
+    assert!(found_share >= FOUND_REAL, "found {found} of {total}");
+    assert!(right_share >= RIGHT_REAL, "read {right} of {total} right");
+    assert!(false_items * 10 <= total, "{false_items} false items for {total} dice");
+}
+
+#[test]
+fn rendered_frames_are_read_die_by_die_and_meeple_by_meeple() {
+    let mut reader = DiceReader::shipped().unwrap();
+    let (mut dice_total, mut dice_right, mut meeples_total, mut meeples_right) = (0, 0, 0, 0);
+    for stem in ["scene-720p-0", "scene-720p-1"] {
+        let image = read_rgb(&fixtures().join(format!("{stem}.jpg"))).unwrap();
+        let labels: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(fixtures().join(format!("{stem}.json"))).unwrap())
+                .unwrap();
+        let reading = reader.read(&image).unwrap();
+        let centre = |b: &serde_json::Value| {
+            let b: Vec<f32> = b.as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect();
+            ([(b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0], (b[2] - b[0]).max(b[3] - b[1]))
+        };
+        for die in labels["dice"].as_array().unwrap() {
+            if die["visible"].as_f64().unwrap() < 0.9 {
+                continue;
+            }
+            dice_total += 1;
+            let (c, side) = centre(&die["box_px"]);
+            dice_right += usize::from(reading.dice.iter().any(|d| {
+                let dc = [(d.box_px[0] + d.box_px[2]) / 2.0, (d.box_px[1] + d.box_px[3]) / 2.0];
+                (dc[0] - c[0]).hypot(dc[1] - c[1]) <= side / 2.0
+                    && u64::from(d.value) == die["die"]["value"].as_u64().unwrap()
+                    && d.color.name() == die["die"]["color"].as_str().unwrap()
+            }));
+        }
+        for meeple in labels["meeples"].as_array().unwrap() {
+            if meeple["visible"].as_f64().unwrap() < 0.9 {
+                continue;
+            }
+            meeples_total += 1;
+            let (c, side) = centre(&meeple["box_px"]);
+            meeples_right += usize::from(reading.meeples.iter().any(|m| {
+                let mc = [(m.box_px[0] + m.box_px[2]) / 2.0, (m.box_px[1] + m.box_px[3]) / 2.0];
+                (mc[0] - c[0]).hypot(mc[1] - c[1]) <= side / 2.0
+                    && m.player.name() == meeple["meeple"]["player"].as_str().unwrap()
+                    && serde_json::to_value(m.rank).unwrap() == meeple["meeple"]["rank"]
+            }));
+        }
+    }
+    println!("dice {dice_right}/{dice_total}, meeples {meeples_right}/{meeples_total} read right");
+    assert!(dice_total >= 10 && meeples_total >= 10, "the rendered fixtures are too sparse");
+    assert!(dice_right as f64 >= RIGHT_RENDERED * dice_total as f64);
+    assert!(meeples_right as f64 >= RIGHT_RENDERED * meeples_total as f64);
+}
+
+#[test]
+fn a_model_of_the_wrong_shape_is_refused_by_name() {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+    // The finder where the reader belongs: its output is not one row of 20 logits.
+    let error = DiceReader::from_files(&models.join("finder.onnx"), &models.join("finder.onnx"))
+        .err()
+        .expect("a finder is not a reader")
+        .to_string();
+    assert!(error.contains("finder.onnx"), "{error}");
+}
