@@ -6,9 +6,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use calibration::intrinsics::{IntrinsicsFit, calibrate_intrinsics};
+use calibration::intrinsics::{DEFAULT_FOV_DEG, IntrinsicsFit, calibrate_intrinsics};
 use calibration::{
-    Camera, GrayFrame, MarkerDetection, MarkerDetector, MatArtwork, MatLayout, Paper, PrintPage,
+    Camera, GrayFrame, Intrinsics, MarkerDetection, MarkerDetector, MatArtwork, MatLayout, Paper, PrintPage,
     SavedCalibration, fit_camera, observations, view_quality,
 };
 use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref};
@@ -244,15 +244,18 @@ pub(crate) fn camera_for(
         }
         return Ok(Some(saved.camera()));
     }
+    // One view cannot tell the lens from the pose reliably: take a typical webcam's lens and
+    // fit the pose alone, and trust it only when it is plausible and fits the markers well.
     let seen = observations(layout, &detect(layout, frame)?);
     let mut rng = ChaCha8Rng::seed_from_u64(0);
-    let Ok(fit) = calibrate_intrinsics(&[seen.clone()], size[0] as u32, size[1] as u32, &mut rng)
-    else {
+    let lens = Intrinsics::from_field_of_view(size[0] as u32, size[1] as u32, DEFAULT_FOV_DEG);
+    let Ok(fit) = fit_camera(&seen, &lens, &mut rng) else {
         return Ok(None);
     };
-    Ok(fit_camera(&seen, &fit.intrinsics, &mut rng)
-        .ok()
-        .map(|fit| fit.camera))
+    let height_mm = -fit.camera.position_in_table().z;
+    let plausible = (100.0..5000.0).contains(&height_mm)
+        && fit.reprojection_median_px < 0.01 * size[0].max(size[1]) as f64;
+    Ok(plausible.then_some(fit.camera))
 }
 
 /// `tablesight calibrate IMAGE`: finds the mat in a photo and reports the camera, the

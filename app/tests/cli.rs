@@ -437,6 +437,36 @@ fn detect_summarises_and_annotates() {
 }
 
 #[test]
+fn detect_with_a_calibration_names_each_items_place() {
+    let frame = path("reader/scene-720p-1.jpg");
+    let calibration = path("reader/calibration-720p-1.json");
+    let (code, stdout, stderr) = run(&["detect", "--json", &frame, "--calibration", &calibration]);
+    assert_eq!(code, 0, "{stderr}");
+    let reading: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let zones = |items: &str| -> Vec<String> {
+        reading[items]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|item| item["place"]["zone"].as_str().map(str::to_owned))
+            .collect()
+    };
+    // The scene holds 3 dice in the roll area and 6 in the mana pool, meeples on spell
+    // slots, towers and in reserves (its labels).
+    let dice = zones("dice");
+    let count = |zone: &str| dice.iter().filter(|z| *z == zone).count();
+    assert!((2..=4).contains(&count("roll_area")), "{stdout}");
+    assert!((4..=7).contains(&count("mana_pool")), "{stdout}");
+    let meeples = zones("meeples");
+    assert!(meeples.iter().any(|z| z == "spellbook") && meeples.iter().any(|z| z == "tower"), "{stdout}");
+
+    // A calibration made for frames of another size is refused.
+    let (code, _, stderr) = run(&["detect", &path("reader/real/images/valid_17.jpg"), "--calibration", &calibration]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("was made for 1280x720 frames"), "{stderr}");
+}
+
+#[test]
 fn detect_refuses_an_unreadable_image() {
     let corrupt = std::env::temp_dir().join(format!("tablesight-corrupt-{}.jpg", std::process::id()));
     std::fs::write(&corrupt, b"\xff\xd8\xff\xe0 not a jpeg").unwrap();

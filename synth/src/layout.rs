@@ -191,19 +191,23 @@ pub fn lay_out(state: &GameState, mat: &MatLayout, seed: u64) -> Result<TableLay
     Ok(layout)
 }
 
+/// The mat zone where a tower stands.
+pub fn tower_zone(tower: TowerId) -> &'static str {
+    match tower {
+        TowerId::A => "tower-a",
+        TowerId::B => "tower-b",
+        TowerId::C => "tower-c",
+        TowerId::Central => "tower-central",
+    }
+}
+
 fn lay_out_tower(
     layout: &mut TableLayout,
     tower: &rules::Tower,
     mat: &MatLayout,
     seed: u64,
 ) -> Result<(), SynthError> {
-    let name = match tower.id {
-        TowerId::A => "tower-a",
-        TowerId::B => "tower-b",
-        TowerId::C => "tower-c",
-        TowerId::Central => "tower-central",
-    };
-    let area = zone(mat, name)?;
+    let area = zone(mat, tower_zone(tower.id))?;
     let center = ((area[0] + area[2]) / 2.0, (area[1] + area[3]) / 2.0);
     let mut buried = tower.buried_dice.iter();
     let mut foundation = tower.foundation.iter();

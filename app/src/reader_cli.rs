@@ -1,0 +1,628 @@
+//! `tablesight detect` (the reader on one photo or frame) and `tablesight eval` (its figures
+//! on a labelled set: rendered scenes or YOLO-format photos).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use calibration::{Camera, MatLayout, MatPlace};
+use image::RgbImage;
+use resvg::{tiny_skia, usvg};
+use serde::Serialize;
+use serde_json::json;
+use vision::{DiceReader, DieColor, Reading, TableGeometry};
+
+use crate::calibration_cli::{self, svg_options};
+use crate::cli::Outcome;
+
+/// The shipped models, or `finder.onnx` and `reader.onnx` from a folder.
+pub fn dice_reader(models: Option<&Path>) -> Result<DiceReader> {
+    Ok(match models {
+        None => DiceReader::shipped()?,
+        Some(dir) => DiceReader::from_files(&dir.join("finder.onnx"), &dir.join("reader.onnx"))?,
+    })
+}
+
+pub struct DetectOptions<'a> {
+    pub image: &'a Path,
+    /// A saved calibration for frames of this size; without one, the mat's markers in the
+    /// image are used when there are enough.
+    pub calibration: Option<&'a Path>,
+    pub layout: Option<&'a Path>,
+    pub json: bool,
+    pub annotate: Option<&'a Path>,
+    pub models: Option<&'a Path>,
+}
+
+pub fn detect(out: &mut impl Write, options: &DetectOptions<'_>) -> Result<Outcome> {
+    let image = vision::read_rgb(options.image)?;
+    let mut reader = dice_reader(options.models)?;
+    let started = Instant::now();
+    let mut reading = reader.read(&image)?;
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let layout = calibration_cli::layout(options.layout)?;
+    let gray = vision::gray_from_image(&image::DynamicImage::ImageRgb8(image.clone()));
+    let camera = calibration_cli::camera_for(&layout, &gray, options.calibration)?;
+    if let Some(camera) = camera {
+        TableGeometry::new(camera, layout).locate(&mut reading);
+    }
+    if options.json {
+        let mut value = serde_json::to_value(&reading)?;
+        value["image"] = json!(options.image.display().to_string());
+        value["mat_found"] = json!(camera.is_some());
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+    } else {
+        write_summary(out, options.image, &reading, elapsed_ms)?;
+        if camera.is_none() {
+            writeln!(out, "  (the mat is not in view: no places)")?;
+        }
+    }
+    if let Some(path) = options.annotate {
+        annotated(&image, &reading)?
+            .save(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(Outcome::Ok)
+}
+
+fn write_summary(out: &mut impl Write, path: &Path, reading: &Reading, ms: f64) -> Result<()> {
+    writeln!(
+        out,
+        "{}: {}x{}, {} dice and {} meeples ({ms:.0} ms)",
+        path.display(),
+        reading.width,
+        reading.height,
+        reading.dice.len(),
+        reading.meeples.len()
+    )?;
+    for die in &reading.dice {
+        writeln!(
+            out,
+            "  die     {:<7} {}   at {:>5.0},{:<5.0} {:>4.0} %{}{}",
+            die.color.name(),
+            die.value,
+            (die.box_px[0] + die.box_px[2]) / 2.0,
+            (die.box_px[1] + die.box_px[3]) / 2.0,
+            die.confidence * 100.0,
+            place_words(die.place.as_ref()),
+            if die.uncertain { "  uncertain" } else { "" }
+        )?;
+    }
+    for meeple in &reading.meeples {
+        writeln!(
+            out,
+            "  meeple  {:<7} {:<10} at {:>5.0},{:<5.0} {:>4.0} %{}{}",
+            meeple.player.name(),
+            format!("{:?}", meeple.rank).to_lowercase(),
+            (meeple.box_px[0] + meeple.box_px[2]) / 2.0,
+            (meeple.box_px[1] + meeple.box_px[3]) / 2.0,
+            meeple.confidence * 100.0,
+            place_words(meeple.place.as_ref()),
+            if meeple.uncertain { "  uncertain" } else { "" }
+        )?;
+    }
+    Ok(())
+}
+
+/// A place in a few words for the summary (empty without a calibration).
+fn place_words(place: Option<&MatPlace>) -> String {
+    match place {
+        None => String::new(),
+        Some(MatPlace::Tower {
+            tower,
+            level,
+            pillar,
+        }) => format!("  {tower} floor {level} pillar {pillar}"),
+        Some(MatPlace::RollArea) => "  roll area".into(),
+        Some(MatPlace::ManaPool) => "  mana pool".into(),
+        Some(MatPlace::Spellbook { board, slot }) => format!("  spellbook {board} slot {slot}"),
+        Some(MatPlace::Reserve { board }) => format!("  reserve {board}"),
+    }
+}
+
+fn die_stroke(color: DieColor) -> &'static str {
+    match color {
+        DieColor::Pink => "#ff4fb0",
+        DieColor::Purple => "#a05cff",
+        DieColor::Yellow => "#ffd400",
+        DieColor::Blue => "#2f8cff",
+        DieColor::Other => "#ffffff",
+    }
+}
+
+/// The image with each reading's box and words drawn over it (dashed when uncertain).
+fn annotated(image: &RgbImage, reading: &Reading) -> Result<RgbImage> {
+    let (width, height) = (image.width(), image.height());
+    let line = (width.max(height) as f32 / 400.0).max(1.5);
+    let font = line * 7.0;
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"#
+    );
+    let mut item = |b: [f32; 4], stroke: &str, text: String, uncertain: bool| {
+        let dash = if uncertain {
+            format!(r#" stroke-dasharray="{0} {0}""#, line * 3.0)
+        } else {
+            String::new()
+        };
+        svg += &format!(
+            r#"<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="{stroke}" stroke-width="{line}"{dash}/>"#,
+            b[0],
+            b[1],
+            b[2] - b[0],
+            b[3] - b[1]
+        );
+        svg += &format!(
+            r#"<text x="{}" y="{}" font-size="{font}" fill="{stroke}" stroke="black" stroke-width="{}" paint-order="stroke">{text}</text>"#,
+            b[0],
+            b[1] - line,
+            line * 0.6
+        );
+    };
+    for die in &reading.dice {
+        let mark = if die.uncertain { "?" } else { "" };
+        item(
+            die.box_px,
+            die_stroke(die.color),
+            format!("{}{mark}", die.value),
+            die.uncertain,
+        );
+    }
+    for meeple in &reading.meeples {
+        let rank = match meeple.rank {
+            vision::MeepleRank::Apprentice => "A",
+            vision::MeepleRank::Master => "M",
+        };
+        let stroke = match meeple.player {
+            vision::MeepleColor::Blue => "#2f8cff",
+            vision::MeepleColor::Green => "#2fd05a",
+            vision::MeepleColor::Red => "#ff3b3b",
+            vision::MeepleColor::Yellow => "#ffd400",
+        };
+        item(
+            meeple.box_px,
+            stroke,
+            format!("{rank}{}", if meeple.uncertain { "?" } else { "" }),
+            meeple.uncertain,
+        );
+    }
+    svg += "</svg>";
+    let tree = usvg::Tree::from_str(&svg, &svg_options())?;
+    let mut pixmap =
+        tiny_skia::Pixmap::new(width, height).context("the image is too large to annotate")?;
+    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    let mut out = image.clone();
+    for (pixel, over) in out.pixels_mut().zip(pixmap.pixels()) {
+        let alpha = u16::from(over.alpha());
+        // tiny-skia keeps premultiplied colour.
+        let over = [over.red(), over.green(), over.blue()];
+        for c in 0..3 {
+            pixel.0[c] =
+                (u16::from(over[c]) + u16::from(pixel.0[c]) * (255 - alpha) / 255).min(255) as u8;
+        }
+    }
+    Ok(out)
+}
+
+/// One labelled item of an evaluation set.
+struct Truth {
+    die: bool,
+    /// Value 1-6 for a die; player index for a meeple.
+    value: u8,
+    /// Die colour (rendered scenes only), or meeple rank.
+    class: Option<String>,
+    box_px: [f32; 4],
+    /// Counted in the figures (at least 90 % visible); others are neither found nor false.
+    counted: bool,
+    /// Where it stands on the mat (rendered scenes, which know their camera).
+    place: Option<MatPlace>,
+}
+
+/// One labelled picture: its file, its items, and the camera that took it when known.
+struct Labelled {
+    path: PathBuf,
+    truths: Vec<Truth>,
+    camera: Option<Camera>,
+    /// The top floor of each tower (what the referee knows when it asks for places).
+    tower_levels: HashMap<String, u8>,
+}
+
+/// A rendered item's place in the mat's words: towers by zone name, spellbooks and reserves
+/// by the seat of their player; buried and carried items have none.
+fn mat_place(place: &synth::Place, players: &[rules::PlayerColor]) -> Option<MatPlace> {
+    let board = |player: &rules::PlayerColor| {
+        players
+            .iter()
+            .position(|p| p == player)
+            .map(|seat| seat as u8 + 1)
+    };
+    Some(match place {
+        synth::Place::Tower {
+            buried: true, ..
+        }
+        | synth::Place::InHand => return None,
+        synth::Place::Tower {
+            tower,
+            level,
+            pillar,
+            ..
+        } => MatPlace::Tower {
+            tower: synth::tower_zone(*tower).to_owned(),
+            level: *level,
+            pillar: *pillar,
+        },
+        synth::Place::RollArea => MatPlace::RollArea,
+        synth::Place::ManaPool => MatPlace::ManaPool,
+        synth::Place::Spellbook { player, spell } => MatPlace::Spellbook {
+            board: board(player)?,
+            slot: spell.index() as u8 + 1,
+        },
+        synth::Place::Reserve { player } => MatPlace::Reserve {
+            board: board(player)?,
+        },
+    })
+}
+
+/// The labelled pictures of DIR: rendered scenes (`scene-*.json` beside each JPEG) or YOLO
+/// photos (`images/` and `labels/`, class k = value k + 1).
+fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
+    let mut scenes: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the folder {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "json")
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("scene-"))
+        })
+        .collect();
+    scenes.sort();
+    if !scenes.is_empty() {
+        return scenes
+            .into_iter()
+            .map(|json_path| {
+                let text = std::fs::read_to_string(&json_path)?;
+                let labels: synth::Labels = serde_json::from_str(&text)
+                    .with_context(|| format!("{} is not a scene label file", json_path.display()))?;
+                let players = &labels.truth.players;
+                let mut tower_levels = HashMap::new();
+                let places = labels.dice.iter().map(|d| &d.place);
+                for place in places.chain(labels.meeples.iter().map(|m| &m.place)) {
+                    if let synth::Place::Tower { tower, level, .. } = place {
+                        let top = tower_levels.entry(synth::tower_zone(*tower).to_owned()).or_insert(0);
+                        *top = (*top).max(*level);
+                    }
+                }
+                let mut truths = Vec::new();
+                for die in &labels.dice {
+                    truths.push(Truth {
+                        die: true,
+                        value: die.die.value.get(),
+                        class: Some(format!("{:?}", die.die.color).to_lowercase()),
+                        box_px: die.box_px.map(|v| v as f32),
+                        counted: die.visible >= 0.9,
+                        place: mat_place(&die.place, players),
+                    });
+                }
+                for meeple in &labels.meeples {
+                    truths.push(Truth {
+                        die: false,
+                        value: meeple.meeple.player as u8,
+                        class: Some(format!("{:?}", meeple.meeple.rank).to_lowercase()),
+                        box_px: meeple.box_px.map(|v| v as f32),
+                        counted: meeple.visible >= 0.9,
+                        place: mat_place(&meeple.place, players),
+                    });
+                }
+                Ok(Labelled {
+                    path: json_path.with_extension("jpg"),
+                    truths,
+                    camera: Some(labels.camera),
+                    tower_levels,
+                })
+            })
+            .collect();
+    }
+    let images = dir.join("images");
+    let mut photos: Vec<PathBuf> = std::fs::read_dir(&images)
+        .with_context(|| {
+            format!(
+                "{} holds neither rendered scenes (scene-*.json) nor images/ and labels/",
+                dir.display()
+            )
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    photos.sort();
+    photos
+        .into_iter()
+        .map(|photo| {
+            let image = image::image_dimensions(&photo)
+                .with_context(|| format!("cannot read {}", photo.display()))?;
+            let (w, h) = (image.0 as f32, image.1 as f32);
+            let stem = photo.file_stem().unwrap_or_default();
+            let label = dir.join("labels").join(stem).with_extension("txt");
+            let text = std::fs::read_to_string(&label).unwrap_or_default();
+            let mut truths = Vec::new();
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                let fields: Vec<f32> = line
+                    .split_whitespace()
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()
+                    .with_context(|| format!("{}: bad line {line:?}", label.display()))?;
+                let [k, cx, cy, bw, bh] = fields[..] else {
+                    bail!("{}: expected `class cx cy w h`, found {line:?}", label.display());
+                };
+                truths.push(Truth {
+                    die: true,
+                    value: k as u8 + 1,
+                    class: None,
+                    box_px: [
+                        (cx - bw / 2.0) * w,
+                        (cy - bh / 2.0) * h,
+                        (cx + bw / 2.0) * w,
+                        (cy + bh / 2.0) * h,
+                    ],
+                    counted: true,
+                    place: None,
+                });
+            }
+            Ok(Labelled {
+                path: photo,
+                truths,
+                camera: None,
+                tower_levels: HashMap::new(),
+            })
+        })
+        .collect()
+}
+
+#[derive(Default, Serialize)]
+struct Tally {
+    counted: usize,
+    found: usize,
+    /// Found and read right: value (and colour where labelled); player and rank.
+    read_right: usize,
+    /// Found and the value (dice) or player (meeples) right.
+    value_right: usize,
+    uncertain: usize,
+    /// Found items whose true place is known (rendered scenes), and those put there.
+    placed: usize,
+    placed_right: usize,
+    /// Among found items not flagged uncertain: read right.
+    sure: usize,
+    sure_right: usize,
+    /// truth -> reading -> count; "missed" when not found.
+    confusion: BTreeMap<String, BTreeMap<String, usize>>,
+}
+
+#[derive(Default, Serialize)]
+struct Figures {
+    pictures: usize,
+    dice: Tally,
+    meeples: Tally,
+    false_items: usize,
+    /// Pictures with the most misses and false items, worst first.
+    worst: Vec<(String, usize)>,
+    ms_per_picture: f64,
+}
+
+fn share(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+pub fn eval(out: &mut impl Write, dir: &Path, models: Option<&Path>, as_json: bool) -> Result<Outcome> {
+    let set = labelled_set(dir)?;
+    if set.is_empty() {
+        bail!("{} holds no labelled pictures", dir.display());
+    }
+    let mut reader = dice_reader(models)?;
+    let mut figures = Figures::default();
+    let mut seconds = 0.0;
+    let mut errors = Vec::new();
+    let layout = MatLayout::a2();
+    for picture in &set {
+        let image = vision::read_rgb(&picture.path)?;
+        let started = Instant::now();
+        let mut reading = reader.read(&image)?;
+        seconds += started.elapsed().as_secs_f64();
+        if let Some(camera) = picture.camera {
+            let mut geometry = TableGeometry::new(camera, layout.clone());
+            geometry.tower_levels = picture.tower_levels.clone();
+            geometry.locate(&mut reading);
+        }
+        figures.pictures += 1;
+        let picture_errors = score_picture(&picture.truths, &reading, &mut figures);
+        errors.push((picture.path.display().to_string(), picture_errors));
+    }
+    errors.sort_by(|a, b| b.1.cmp(&a.1));
+    figures.worst = errors.into_iter().filter(|e| e.1 > 0).take(10).collect();
+    figures.ms_per_picture = seconds * 1000.0 / figures.pictures as f64;
+    if as_json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&figures)?)?;
+    } else {
+        write_figures(out, dir, &figures)?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Adds one picture to the figures; returns its misses, misreadings and false items.
+fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> usize {
+    // (is_die, confidence, centre, what was read, uncertain, place)
+    let mut predictions: Vec<(bool, f32, [f32; 2], (u8, String), bool, Option<&MatPlace>)> = reading
+        .dice
+        .iter()
+        .map(|d| {
+            (
+                true,
+                d.confidence,
+                centre(d.box_px),
+                (d.value, d.color.name().to_owned()),
+                d.uncertain,
+                d.place.as_ref(),
+            )
+        })
+        .chain(reading.meeples.iter().map(|m| {
+            (
+                false,
+                m.confidence,
+                centre(m.box_px),
+                (m.player as u8, format!("{:?}", m.rank).to_lowercase()),
+                m.uncertain,
+                m.place.as_ref(),
+            )
+        }))
+        .collect();
+    predictions.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut taken = vec![false; truths.len()];
+    let mut errors = 0;
+    for (is_die, _, at, read, uncertain, place) in &predictions {
+        let nearest = truths
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| !taken[*i] && t.die == *is_die)
+            .map(|(i, t)| (i, distance(*at, centre(t.box_px)) / side(t.box_px)))
+            .filter(|(_, d)| *d <= 0.5)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let Some((i, _)) = nearest else {
+            // Not a false item when it sits on an item too hidden to count.
+            let on_hidden = truths.iter().any(|t| {
+                !t.counted && distance(*at, centre(t.box_px)) / side(t.box_px) <= 0.5
+            });
+            if !on_hidden {
+                figures.false_items += 1;
+                errors += 1;
+            }
+            continue;
+        };
+        taken[i] = true;
+        let truth = &truths[i];
+        if !truth.counted {
+            continue;
+        }
+        let tally = if truth.die {
+            &mut figures.dice
+        } else {
+            &mut figures.meeples
+        };
+        tally.found += 1;
+        if let Some(true_place) = &truth.place {
+            tally.placed += 1;
+            tally.placed_right += usize::from(place.is_some_and(|p| p == true_place));
+        }
+        let value_right = read.0 == truth.value;
+        let class_right = truth.class.as_ref().is_none_or(|c| *c == read.1);
+        tally.value_right += usize::from(value_right);
+        tally.read_right += usize::from(value_right && class_right);
+        if *uncertain {
+            tally.uncertain += 1;
+        } else {
+            tally.sure += 1;
+            tally.sure_right += usize::from(value_right && class_right);
+        }
+        errors += usize::from(!(value_right && class_right));
+        let key = |v: u8, c: Option<&String>| match c {
+            Some(c) => format!("{c} {v}"),
+            None => v.to_string(),
+        };
+        *tally
+            .confusion
+            .entry(key(truth.value, truth.class.as_ref()))
+            .or_default()
+            .entry(key(read.0, truth.class.as_ref().map(|_| &read.1)))
+            .or_default() += 1;
+    }
+    for (i, truth) in truths.iter().enumerate() {
+        if !truth.counted {
+            continue;
+        }
+        let tally = if truth.die {
+            &mut figures.dice
+        } else {
+            &mut figures.meeples
+        };
+        tally.counted += 1;
+        if !taken[i] {
+            errors += 1;
+            *tally
+                .confusion
+                .entry(match &truth.class {
+                    Some(c) => format!("{c} {}", truth.value),
+                    None => truth.value.to_string(),
+                })
+                .or_default()
+                .entry("missed".to_owned())
+                .or_default() += 1;
+        }
+    }
+    errors
+}
+
+fn centre(b: [f32; 4]) -> [f32; 2] {
+    [(b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0]
+}
+
+fn side(b: [f32; 4]) -> f32 {
+    (b[2] - b[0]).max(b[3] - b[1]).max(1.0)
+}
+
+fn distance(a: [f32; 2], b: [f32; 2]) -> f32 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<()> {
+    writeln!(
+        out,
+        "{}: {} pictures, {:.1} ms a picture",
+        dir.display(),
+        figures.pictures,
+        figures.ms_per_picture
+    )?;
+    for (name, tally) in [("dice", &figures.dice), ("meeples", &figures.meeples)] {
+        if tally.counted == 0 {
+            continue;
+        }
+        writeln!(
+            out,
+            "{name}: {} counted, {:.2} % found, {:.2} % found and read right ({:.2} % of found: value{}), {} uncertain, {:.2} % of the sure ones right",
+            tally.counted,
+            share(tally.found, tally.counted),
+            share(tally.read_right, tally.counted),
+            share(tally.value_right, tally.found),
+            if name == "dice" { "" } else { " = player" },
+            tally.uncertain,
+            share(tally.sure_right, tally.sure),
+        )?;
+        if tally.placed > 0 {
+            writeln!(
+                out,
+                "  places (rendered camera, towers' heights known): {:.2} % of {} found items put where they stand",
+                share(tally.placed_right, tally.placed),
+                tally.placed
+            )?;
+        }
+        writeln!(out, "  confusion (truth: readings)")?;
+        for (truth, row) in &tally.confusion {
+            let cells: Vec<String> = row.iter().map(|(r, n)| format!("{r} x{n}")).collect();
+            writeln!(out, "    {truth}: {}", cells.join(", "))?;
+        }
+    }
+    let counted = figures.dice.counted + figures.meeples.counted;
+    writeln!(
+        out,
+        "false items: {} ({:.2} % of the counted items)",
+        figures.false_items,
+        share(figures.false_items, counted)
+    )?;
+    if !figures.worst.is_empty() {
+        writeln!(out, "worst pictures (misses + misreadings + false items):")?;
+        for (path, n) in &figures.worst {
+            writeln!(out, "  {n:>3}  {path}")?;
+        }
+    }
+    Ok(())
+}
