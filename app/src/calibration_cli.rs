@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use calibration::intrinsics::{DEFAULT_FOV_DEG, IntrinsicsFit, calibrate_intrinsics};
 use calibration::{
-    Camera, GrayFrame, Intrinsics, MarkerDetection, MarkerDetector, MatArtwork, MatLayout, Paper, PrintPage,
-    SavedCalibration, fit_camera, observations, view_quality,
+    Camera, GrayFrame, Intrinsics, MarkerDetection, MarkerDetector, MatArtwork, MatLayout, Paper,
+    PrintPage, SavedCalibration, fit_camera, observations, view_quality,
 };
 use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref};
 use rand::SeedableRng;

@@ -238,10 +238,7 @@ fn mat_place(place: &synth::Place, players: &[rules::PlayerColor]) -> Option<Mat
             .map(|seat| seat as u8 + 1)
     };
     Some(match place {
-        synth::Place::Tower {
-            buried: true, ..
-        }
-        | synth::Place::InHand => return None,
+        synth::Place::Tower { buried: true, .. } | synth::Place::InHand => return None,
         synth::Place::Tower {
             tower,
             level,
@@ -282,14 +279,17 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
             .into_iter()
             .map(|json_path| {
                 let text = std::fs::read_to_string(&json_path)?;
-                let labels: synth::Labels = serde_json::from_str(&text)
-                    .with_context(|| format!("{} is not a scene label file", json_path.display()))?;
+                let labels: synth::Labels = serde_json::from_str(&text).with_context(|| {
+                    format!("{} is not a scene label file", json_path.display())
+                })?;
                 let players = &labels.truth.players;
                 let mut tower_levels = HashMap::new();
                 let places = labels.dice.iter().map(|d| &d.place);
                 for place in places.chain(labels.meeples.iter().map(|m| &m.place)) {
                     if let synth::Place::Tower { tower, level, .. } = place {
-                        let top = tower_levels.entry(synth::tower_zone(*tower).to_owned()).or_insert(0);
+                        let top = tower_levels
+                            .entry(synth::tower_zone(*tower).to_owned())
+                            .or_insert(0);
                         *top = (*top).max(*level);
                     }
                 }
@@ -351,7 +351,10 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                     .collect::<Result<_, _>>()
                     .with_context(|| format!("{}: bad line {line:?}", label.display()))?;
                 let [k, cx, cy, bw, bh] = fields[..] else {
-                    bail!("{}: expected `class cx cy w h`, found {line:?}", label.display());
+                    bail!(
+                        "{}: expected `class cx cy w h`, found {line:?}",
+                        label.display()
+                    );
                 };
                 truths.push(Truth {
                     die: true,
@@ -415,7 +418,12 @@ fn share(part: usize, whole: usize) -> f64 {
     }
 }
 
-pub fn eval(out: &mut impl Write, dir: &Path, models: Option<&Path>, as_json: bool) -> Result<Outcome> {
+pub fn eval(
+    out: &mut impl Write,
+    dir: &Path,
+    models: Option<&Path>,
+    as_json: bool,
+) -> Result<Outcome> {
     let set = labelled_set(dir)?;
     if set.is_empty() {
         bail!("{} holds no labelled pictures", dir.display());
@@ -453,30 +461,31 @@ pub fn eval(out: &mut impl Write, dir: &Path, models: Option<&Path>, as_json: bo
 /// Adds one picture to the figures; returns its misses, misreadings and false items.
 fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> usize {
     // (is_die, confidence, centre, what was read, uncertain, place)
-    let mut predictions: Vec<(bool, f32, [f32; 2], (u8, String), bool, Option<&MatPlace>)> = reading
-        .dice
-        .iter()
-        .map(|d| {
-            (
-                true,
-                d.confidence,
-                centre(d.box_px),
-                (d.value, d.color.name().to_owned()),
-                d.uncertain,
-                d.place.as_ref(),
-            )
-        })
-        .chain(reading.meeples.iter().map(|m| {
-            (
-                false,
-                m.confidence,
-                centre(m.box_px),
-                (m.player as u8, format!("{:?}", m.rank).to_lowercase()),
-                m.uncertain,
-                m.place.as_ref(),
-            )
-        }))
-        .collect();
+    let mut predictions: Vec<(bool, f32, [f32; 2], (u8, String), bool, Option<&MatPlace>)> =
+        reading
+            .dice
+            .iter()
+            .map(|d| {
+                (
+                    true,
+                    d.confidence,
+                    centre(d.box_px),
+                    (d.value, d.color.name().to_owned()),
+                    d.uncertain,
+                    d.place.as_ref(),
+                )
+            })
+            .chain(reading.meeples.iter().map(|m| {
+                (
+                    false,
+                    m.confidence,
+                    centre(m.box_px),
+                    (m.player as u8, format!("{:?}", m.rank).to_lowercase()),
+                    m.uncertain,
+                    m.place.as_ref(),
+                )
+            }))
+            .collect();
     predictions.sort_by(|a, b| b.1.total_cmp(&a.1));
     let mut taken = vec![false; truths.len()];
     let mut errors = 0;
@@ -490,9 +499,9 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let Some((i, _)) = nearest else {
             // Not a false item when it sits on an item too hidden to count.
-            let on_hidden = truths.iter().any(|t| {
-                !t.counted && distance(*at, centre(t.box_px)) / side(t.box_px) <= 0.5
-            });
+            let on_hidden = truths
+                .iter()
+                .any(|t| !t.counted && distance(*at, centre(t.box_px)) / side(t.box_px) <= 0.5);
             if !on_hidden {
                 figures.false_items += 1;
                 errors += 1;

@@ -249,7 +249,7 @@ fn a_broken_file_is_reported_and_the_game_is_kept() {
 fn the_end_of_a_game_shows_the_tally_and_the_winner() {
     let mut harness = harness();
     let fixture =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/game-3p-seed7.json");
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/game-3p-seed161.json");
     harness.state_mut().settings.last_file = Some(fixture);
     click(&mut harness, "Game");
     click(&mut harness, "Open…  (Ctrl+O)");
@@ -262,7 +262,7 @@ fn the_end_of_a_game_shows_the_tally_and_the_winner() {
     assert!(harness.query_by_label("End-of-game tally").is_some());
     assert!(log_contains(
         &harness,
-        "Blue +3: first with influence 2 on the unfinished floor 7 of the central tower"
+        "Blue +3: first with influence 2 on the unfinished floor 1 of tower A"
     ));
     harness.snapshot("end_of_game");
 }
@@ -293,7 +293,7 @@ fn teach_mode_lights_the_legal_pillars_of_the_selected_die() {
 #[test]
 fn a_game_in_progress() {
     let fixture =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/game-3p-seed7.json");
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/game-3p-seed161.json");
     let mut record =
         rules::GameRecord::from_json(&std::fs::read_to_string(fixture).unwrap()).unwrap();
     record.actions.truncate(52);

@@ -152,7 +152,11 @@ impl Camera {
     pub fn on_plane(&self, pixel: [f64; 2], height_mm: f64) -> Option<TablePoint> {
         let k = &self.intrinsics;
         let flat = k.undistort(&Point2::new(pixel[0], pixel[1]));
-        let ray_camera = Vector3::new((flat.x - k.cx_px) / k.fx_px, (flat.y - k.cy_px) / k.fy_px, 1.0);
+        let ray_camera = Vector3::new(
+            (flat.x - k.cx_px) / k.fx_px,
+            (flat.y - k.cy_px) / k.fy_px,
+            1.0,
+        );
         let table_from_camera = self.camera_from_table.inverse();
         let origin = table_from_camera * Point3::origin();
         let ray = table_from_camera * ray_camera;
@@ -214,11 +218,18 @@ mod tests {
             Point3::new(300.0, 700.0, -450.0),
             Point3::new(297.0, 210.0, 0.0),
         );
-        for (x, y, height) in [(297.0, 120.0, 0.0), (185.0, 285.0, 44.0), (409.0, 300.0, 88.0)] {
+        for (x, y, height) in [
+            (297.0, 120.0, 0.0),
+            (185.0, 285.0, 44.0),
+            (409.0, 300.0, 88.0),
+        ] {
             let point = TablePoint::on_mat(x, y).at_height(height);
             let pixel = camera.project(point).unwrap();
             let back = camera.on_plane([pixel.x, pixel.y], height).unwrap();
-            assert!((back.x_mm - x).abs() < 0.05 && (back.y_mm - y).abs() < 0.05, "{back:?}");
+            assert!(
+                (back.x_mm - x).abs() < 0.05 && (back.y_mm - y).abs() < 0.05,
+                "{back:?}"
+            );
         }
     }
 }

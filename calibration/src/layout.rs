@@ -10,6 +10,7 @@ use crate::error::CalibrationError;
 
 /// A square fiducial marker printed on the mat.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Marker {
     pub id: u32,
     pub center_mm: [f64; 2],
@@ -47,6 +48,7 @@ pub enum ZoneKind {
 
 /// A rectangle of the mat where pieces stand.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Zone {
     pub name: String,
     pub kind: ZoneKind,
@@ -89,6 +91,7 @@ impl Bounds {
 
 /// The mat layout file (`tablesight-mat`, version 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MatLayout {
     pub format: String,
     pub version: u32,

@@ -26,12 +26,21 @@ const RESERVE_STEP_MM: f64 = 12.0;
 #[serde(rename_all = "snake_case", tag = "zone")]
 pub enum MatPlace {
     /// Pillar 1-3 of a tower floor; level 1 is the lowest.
-    Tower { tower: String, level: u8, pillar: u8 },
+    Tower {
+        tower: String,
+        level: u8,
+        pillar: u8,
+    },
     RollArea,
     ManaPool,
     /// Slot 1-6 of the board in spellbook zone `board` (1-4, the players' seats).
-    Spellbook { board: u8, slot: u8 },
-    Reserve { board: u8 },
+    Spellbook {
+        board: u8,
+        slot: u8,
+    },
+    Reserve {
+        board: u8,
+    },
 }
 
 /// The height of the top face of tower floor `level` (1 is the lowest), where its dice stand.
@@ -117,9 +126,8 @@ pub fn flat_place(zones: &[Zone], point: [f64; 2]) -> Option<MatPlace> {
                 return Some(MatPlace::Reserve { board });
             }
             let slots = spell_slots(zone);
-            let slot = (0..6).min_by(|&a, &b| {
-                distance(slots[a], point).total_cmp(&distance(slots[b], point))
-            })?;
+            let slot = (0..6)
+                .min_by(|&a, &b| distance(slots[a], point).total_cmp(&distance(slots[b], point)))?;
             Some(MatPlace::Spellbook {
                 board,
                 slot: slot as u8 + 1,

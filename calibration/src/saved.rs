@@ -15,6 +15,7 @@ use crate::pose::reprojection_errors;
 pub const FITS_WITHIN_PX: f64 = 4.0;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SavedCalibration {
     pub format: String,
     pub version: u32,

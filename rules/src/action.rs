@@ -27,7 +27,7 @@ impl fmt::Display for MeepleSource {
 
 /// Where the meeple of a bonus goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum BonusTarget {
     /// An empty pillar of another tower's top floor, without a die.
     Pillar { tower: TowerId, pillar: PillarIndex },
@@ -64,7 +64,7 @@ impl Direction {
 /// What a cast spell does (Manipulation casts one of these through
 /// [`Action::Cast::via_manipulation`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum SpellEffect {
     /// Change: the die placed this turn shows one more or one less.
     Change { direction: Direction },
@@ -129,7 +129,7 @@ impl fmt::Display for SpellEffect {
 /// One step of the game. Every player action names its player, so that an action out of
 /// turn is refused with a clear reason.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
     /// The first player draws and rolls this round's dice.
     Roll { dice: Vec<Die> },

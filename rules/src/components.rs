@@ -101,6 +101,7 @@ impl fmt::Display for DieValue {
 
 /// One die: its colour and the value it shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Die {
     pub color: DieColor,
     pub value: DieValue,
@@ -115,6 +116,46 @@ impl Die {
 impl fmt::Display for Die {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.color, self.value)
+    }
+}
+
+/// A set of the 24 kinds of die (4 colours times 6 values), one bit each: what a floor
+/// accepts, found once and then asked of every die.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct DieKinds(u32);
+
+impl DieKinds {
+    pub(crate) const NONE: Self = Self(0);
+    pub(crate) const ALL: Self = Self((1 << 24) - 1);
+
+    fn bit(color: DieColor, value: DieValue) -> u32 {
+        1 << (color.index() * 6 + usize::from(value.get() - 1))
+    }
+
+    /// The dice whose colour is one of `colors` and whose value is one of `values`.
+    pub(crate) fn of(
+        colors: impl IntoIterator<Item = DieColor>,
+        values: impl IntoIterator<Item = DieValue>,
+    ) -> Self {
+        let values = values
+            .into_iter()
+            .fold(0u32, |bits, value| bits | Self::bit(DieColor::Pink, value));
+        let kinds = colors
+            .into_iter()
+            .fold(0u32, |kinds, color| kinds | values << (color.index() * 6));
+        Self(kinds)
+    }
+
+    pub(crate) fn contains(self, die: Die) -> bool {
+        self.0 & Self::bit(die.color, die.value) != 0
+    }
+
+    pub(crate) fn without(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    pub(crate) fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
     }
 }
 
@@ -185,6 +226,7 @@ impl fmt::Display for Rank {
 
 /// One meeple: whose it is and its rank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Meeple {
     pub player: PlayerColor,
     pub rank: Rank,
@@ -379,8 +421,11 @@ impl DiceCount {
         self.0[color.index()]
     }
 
+    /// Counts one more die of `color` (a count that cannot grow stays at its maximum, so a
+    /// file listing hundreds of dice is reported, never wrapped).
     pub fn add(&mut self, color: DieColor) {
-        self.0[color.index()] += 1;
+        let count = &mut self.0[color.index()];
+        *count = count.saturating_add(1);
     }
 
     /// Takes one die of `color` out; `false` if there is none.
@@ -409,6 +454,7 @@ impl DiceCount {
 /// What fills a pillar: a die with the meeple placed beside it, a meeple alone (placed by an
 /// extra-meeple bonus), or a die alone (a finished tower whose meeples went home).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Pillar {
     #[serde(default)]
     pub die: Option<Die>,

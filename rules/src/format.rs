@@ -30,7 +30,12 @@ pub fn parse_json<T: DeserializeOwned>(json: &str) -> Result<T, FormatError> {
     let deserializer = &mut serde_json::Deserializer::from_str(json);
     let result: Result<T, _> = serde_path_to_error::deserialize(deserializer);
     result.map_err(|error| {
+        // A key that could not be read shows as a last segment `?`: the place is its map.
         let path = error.path().to_string();
+        let path = match path.strip_suffix('?') {
+            Some(map) => map.trim_end_matches('.').to_owned(),
+            None => path,
+        };
         let inner = error.into_inner();
         // serde_json appends " at line L column C" to its message; we print those apart.
         let message = inner.to_string();

@@ -33,8 +33,8 @@ pub use scoring::{
 };
 pub use snapshot::{SnapshotError, Table, TableSnapshot, TowerKind, TowerSnapshot, TowerTop};
 pub use state::{
-    FLOOR_STACK_TILES, GameState, PendingBonus, Phase, Placement, PlayerState, Tower, Turn,
-    dice_per_round, rounds_for, turns_per_round,
+    FLOOR_STACK_TILES, GameState, MAX_PRESTIGE_DURING_PLAY, PendingBonus, Phase, Placement,
+    PlayerState, Tower, Turn, dice_per_round, rounds_for, turns_per_round,
 };
 pub use tiles::{CatalogueError, PillarBonus, Restriction, Tile, TileCatalogue};
 pub use violation::{IllegalAction, Violation};

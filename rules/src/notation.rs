@@ -86,7 +86,7 @@ fn tower_word(tower: TowerId) -> &'static str {
 
 /// "A1", "B3", "central2".
 fn parse_place(word: &str) -> Result<(TowerId, PillarIndex), String> {
-    let split = word.len().saturating_sub(1);
+    let split = word.char_indices().last().map_or(0, |(i, _)| i);
     let (tower, pillar) = word.split_at(split);
     let tower = parse_tower(tower).map_err(|_| {
         format!("\"{word}\" is not a pillar (write tower and pillar, like A1 or central3)")
@@ -358,6 +358,8 @@ mod tests {
             ("red dance", "not an action"),
             ("red cast fireball", "a cast is"),
             ("red recall 9", "spaces 1 to 6"),
+            ("red place yellow2 apprentice Aé", "not a pillar"),
+            ("red bonus apprentice é", "not a pillar"),
         ] {
             let error = Action::from_notation(line).unwrap_err();
             assert!(error.contains(expected), "{line}: {error}");

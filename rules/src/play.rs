@@ -1,23 +1,48 @@
 //! Playing actions: checking them against the rules, applying them, and listing the legal
 //! ones, like a chess move generator.
 
+use std::ops::ControlFlow;
+
 use crate::action::{Action, BonusTarget, Direction, MeepleSource, SpellEffect};
 use crate::components::{
-    Die, DieColor, Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
+    Die, DieColor, DieKinds, Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
 };
 use crate::event::Event;
 use crate::scoring::{
-    CENTRAL_FLOOR, OUTER_FLOOR, ScoreEntry, ScoreReason, award, final_score, floor_entries,
-    influence,
+    CENTRAL_FLOOR, OUTER_FLOOR, ScoreEntry, ScoreReason, award, final_score, influence,
 };
-use crate::state::{GameState, PendingBonus, Phase, Placement, Turn, turns_per_round};
+use crate::state::{GameState, PendingBonus, Phase, Placement, Tower, Turn, turns_per_round};
 use crate::tiles::PillarBonus;
 use crate::violation::{IllegalAction, Violation};
 
 impl GameState {
     /// Plays `action`, or refuses it with the rule it breaks and the unchanged state.
-    pub fn play(self, action: &Action) -> Result<Self, IllegalAction> {
-        self.play_with_events(action).map(|(state, _)| state)
+    pub fn play(mut self, action: &Action) -> Result<Self, IllegalAction> {
+        match self.play_in_place(action) {
+            Ok(()) => Ok(self),
+            Err(violation) => Err(IllegalAction {
+                violation,
+                action: action.clone(),
+                state: Box::new(self),
+            }),
+        }
+    }
+
+    /// Like [`GameState::play`] on a state the caller keeps, without describing what
+    /// happened: for playouts, which play thousands of actions. A refused action leaves the
+    /// state unchanged.
+    pub fn play_in_place(&mut self, action: &Action) -> Result<(), Violation> {
+        self.check(action)?;
+        self.apply(action, &mut NoLog);
+        Ok(())
+    }
+
+    /// Plays an action the move generator listed, without checking it again: random
+    /// playouts choose only such actions (`legal_actions_and_is_legal_agree` tests the
+    /// generator against [`GameState::check`]).
+    pub(crate) fn play_generated(&mut self, action: &Action) {
+        debug_assert!(self.is_legal(action), "{action}: {:?}", self.check(action));
+        self.apply(action, &mut NoLog);
     }
 
     /// Like [`GameState::play`], also returning what happened, in order.
@@ -114,7 +139,7 @@ impl GameState {
             Action::EndTurn { player } => {
                 let turn = self.turn_of(*player)?;
                 no_pending(turn)?;
-                if turn.placed.is_none() && (self.can_place(turn) || self.can_recall(turn)) {
+                if turn.placed.is_none() && self.must_place(turn, self.accepted()) {
                     return Err(Violation::MustPlace { player: *player });
                 }
                 Ok(())
@@ -153,6 +178,9 @@ impl GameState {
             return Err(Violation::GameOver);
         }
         let tower = self.tower(tower_id);
+        if tower.level == 1 {
+            return Err(Violation::StartingTile { tower: tower_id });
+        }
         if tower.finished {
             return Err(Violation::TowerFinished { tower: tower_id });
         }
@@ -189,21 +217,6 @@ impl GameState {
         &self.players[index]
     }
 
-    /// The die as it lands on the pillar (Change turns it) and as the restriction sees it
-    /// (Metamorphosis recolours it).
-    fn effective_die(turn: &Turn, die: Die) -> Result<(Die, Die), Violation> {
-        let value = die
-            .value
-            .offset(turn.change)
-            .ok_or(Violation::ChangeOutOfRange {
-                die,
-                delta: turn.change,
-            })?;
-        let placed = Die::new(die.color, value);
-        let counted = Die::new(turn.metamorphosis.unwrap_or(die.color), value);
-        Ok((placed, counted))
-    }
-
     fn check_place(
         &self,
         turn: &Turn,
@@ -233,7 +246,13 @@ impl GameState {
             });
         }
         self.check_open_pillar(tower_id, pillar)?;
-        let (_, counted) = Self::effective_die(turn, die)?;
+        let (_, counted) =
+            Outlook::of(turn)
+                .effective_die(die)
+                .ok_or(Violation::ChangeOutOfRange {
+                    die,
+                    delta: turn.change,
+                })?;
         let tower = self.tower(tower_id);
         if let Some(restriction) = tower.restriction() {
             if !restriction.allows_color(counted.color) {
@@ -348,6 +367,12 @@ impl GameState {
                 spell: caster,
             });
         }
+        if turn.arrived_this_turn(caster) {
+            return Err(Violation::SpellJustArrived {
+                player: turn.player,
+                spell: caster,
+            });
+        }
         let rolled = |die: &Die| {
             if self.roll.contains(die) {
                 Ok(())
@@ -365,75 +390,135 @@ impl GameState {
                         spell: effect.spell(),
                     });
                 }
-                Ok(())
             }
-            SpellEffect::Flip { die } => rolled(die),
+            SpellEffect::Flip { die } => rolled(die)?,
             SpellEffect::Exchange { rolled: die, pool } => {
                 rolled(die)?;
                 if !self.mana_pool.contains(pool) {
                     return Err(Violation::NotInManaPool { die: *pool });
                 }
-                Ok(())
             }
             SpellEffect::Permutation {
                 rolled: die,
                 pillar,
             } => {
                 rolled(die)?;
-                let central = self.tower(TowerId::Central);
-                if central.pillar(*pillar).and_then(|p| p.die).is_none() {
+                if self.central_die(*pillar).is_none() {
                     return Err(Violation::NoDieOnCentralPillar { pillar: *pillar });
                 }
-                Ok(())
             }
         }
+        let accepted = self.accepted();
+        let can_place = turn.placed.is_none() && self.any_die_fits(Outlook::of(turn), accepted);
+        self.check_cast_outcome(turn, effect, accepted, can_place)
     }
 
-    fn can_place(&self, turn: &Turn) -> bool {
-        !self.placements(turn).is_empty()
-    }
-
-    fn can_recall(&self, turn: &Turn) -> bool {
-        let me = self.current(turn);
-        me.reserve_is_empty() && me.spellbook_meeples() > 0
-    }
-
-    /// Every legal placement this turn.
-    fn placements(&self, turn: &Turn) -> Vec<Action> {
-        let mut actions = Vec::new();
-        if turn.pending.is_some() || turn.placed.is_some() {
-            return actions;
-        }
-        let me = self.current(turn);
-        let ranks: Vec<Rank> = me.reserve_ranks().collect();
-        if ranks.is_empty() {
-            return actions;
-        }
-        for die in distinct(&self.roll) {
-            let Ok((_, counted)) = Self::effective_die(turn, die) else {
-                continue;
-            };
-            for tower in &self.towers {
-                let fits = tower
-                    .restriction()
-                    .is_none_or(|r| r.allows(counted, tower.dice()));
-                if !fits {
-                    continue;
+    /// A spell that can change nothing cannot be cast, and a spell never takes away the
+    /// last possible placement of the turn (RULINGS.md, Spells): the two rules that stop a
+    /// spell from being a way to avoid placing. `effect` is known to be castable otherwise;
+    /// `accepted` is [`GameState::accepted`], and `can_place` whether the player has not
+    /// placed yet and a die fits.
+    fn check_cast_outcome(
+        &self,
+        turn: &Turn,
+        effect: &SpellEffect,
+        accepted: DieKinds,
+        can_place: bool,
+    ) -> Result<(), Violation> {
+        match *effect {
+            SpellEffect::Change { direction } => {
+                let delta = turn.change.saturating_add(direction.delta());
+                if !self.roll.iter().any(|d| d.value.offset(delta).is_some()) {
+                    return Err(Violation::ChangeFitsNoDie { delta });
                 }
-                for pillar in tower.open_pillars() {
-                    for &rank in &ranks {
-                        actions.push(Action::Place {
-                            player: turn.player,
-                            die,
-                            rank,
-                            tower: tower.id,
-                            pillar,
-                        });
-                    }
+            }
+            SpellEffect::Metamorphosis { color } => {
+                let counted = |d: &Die| turn.metamorphosis.unwrap_or(d.color);
+                if self.roll.iter().all(|d| counted(d) == color) {
+                    return Err(Violation::MetamorphosisChangesNothing { color });
+                }
+            }
+            SpellEffect::Flip { .. } => {}
+            SpellEffect::Exchange { rolled, pool } => {
+                if rolled == pool {
+                    return Err(Violation::SwapChangesNothing {
+                        spell: SpellId::Exchange,
+                        die: rolled,
+                    });
+                }
+            }
+            SpellEffect::Permutation { rolled, pillar } => {
+                if self.central_die(pillar) == Some(rolled) {
+                    return Err(Violation::SwapChangesNothing {
+                        spell: SpellId::Permutation,
+                        die: rolled,
+                    });
                 }
             }
         }
-        actions
+        if can_place && !self.any_die_fits(self.outlook_after(turn, effect), accepted) {
+            return Err(Violation::SpellPreventsPlacement {
+                player: turn.player,
+                spell: effect.spell(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The die on a pillar of the central tower's top floor.
+    fn central_die(&self, pillar: PillarIndex) -> Option<Die> {
+        self.tower(TowerId::Central)
+            .pillar(pillar)
+            .and_then(|p| p.die)
+    }
+
+    /// Whether the player must place before ending the turn: a die fits somewhere and a
+    /// meeple is in the reserve, or the reserve is empty and a meeple on the spellbook can
+    /// be taken back (RULINGS.md, A placement). `accepted` is [`GameState::accepted`].
+    fn must_place(&self, turn: &Turn, accepted: DieKinds) -> bool {
+        let me = self.current(turn);
+        if me.reserve_is_empty() {
+            me.spellbook_meeples() > 0
+        } else {
+            self.any_die_fits(Outlook::of(turn), accepted)
+        }
+    }
+
+    /// The kinds of die some tower takes now.
+    fn accepted(&self) -> DieKinds {
+        self.tower_accepts()
+            .into_iter()
+            .fold(DieKinds::NONE, DieKinds::union)
+    }
+
+    /// Whether some die on the table, as `outlook` shows it, is of a kind in `accepted`.
+    fn any_die_fits(&self, outlook: Outlook, accepted: DieKinds) -> bool {
+        outlook
+            .dice(&self.roll)
+            .filter_map(|die| outlook.effective_die(die))
+            .any(|(_, counted)| accepted.contains(counted))
+    }
+
+    /// The next placement's outlook once `effect` is cast.
+    fn outlook_after(&self, turn: &Turn, effect: &SpellEffect) -> Outlook {
+        let mut outlook = Outlook::of(turn);
+        let mut replace = |old: Die, new: Die| {
+            outlook.replaced = self.roll.iter().position(|d| *d == old).map(|i| (i, new));
+        };
+        match *effect {
+            SpellEffect::Change { direction } => {
+                outlook.change = outlook.change.saturating_add(direction.delta());
+            }
+            SpellEffect::Metamorphosis { color } => outlook.metamorphosis = Some(color),
+            SpellEffect::Flip { die } => replace(die, Die::new(die.color, die.value.opposite())),
+            SpellEffect::Exchange { rolled, pool } => replace(rolled, pool),
+            SpellEffect::Permutation { rolled, pillar } => {
+                if let Some(central) = self.central_die(pillar) {
+                    replace(rolled, central);
+                }
+            }
+        }
+        outlook
     }
 
     /// Every legal decision of the player whose turn it is. Empty while the dice are to be
@@ -441,127 +526,280 @@ impl GameState {
     /// tile drawn for a new floor) are not decisions and are never listed: check them with
     /// [`GameState::is_legal`].
     pub fn legal_actions(&self) -> Vec<Action> {
-        let Phase::Turn(turn) = &self.phase else {
-            return Vec::new();
+        let mut actions = Vec::new();
+        self.legal_actions_into(&mut actions);
+        actions
+    }
+
+    /// [`GameState::legal_actions`] into a list the caller reuses (cleared first).
+    pub fn legal_actions_into(&self, actions: &mut Vec<Action>) {
+        actions.clear();
+        let Some(turn) = self.turn() else {
+            return;
         };
-        let player = turn.player;
-        let me = self.current(turn);
-        if let Some(pending) = turn.pending {
-            let mut sources: Vec<MeepleSource> =
-                me.reserve_ranks().map(MeepleSource::Reserve).collect();
-            if pending.bonus == PillarBonus::ExtraMeeple && me.reserve_is_empty() {
-                sources.extend(
-                    SpellId::ALL
-                        .into_iter()
-                        .filter(|&s| me.spell(s).is_some())
-                        .map(MeepleSource::Spellbook),
-                );
-            }
-            let mut targets = Vec::new();
-            if me.spell(pending.spell).is_none() {
-                targets.push(BonusTarget::Spellbook);
-            }
-            if pending.bonus == PillarBonus::ExtraMeeple {
-                for tower in self.towers.iter().filter(|t| t.id != pending.tower) {
-                    targets.extend(tower.open_pillars().map(|pillar| BonusTarget::Pillar {
-                        tower: tower.id,
-                        pillar,
-                    }));
+        let accepts = self.tower_accepts();
+        self.for_each_placement(turn, &accepts, |action| actions.push(action));
+        self.for_each_other_action(turn, &accepts, |action| actions.push(action));
+    }
+
+    /// What each tower takes now ([`Tower::accepts`]), by [`TowerId::index`].
+    pub(crate) fn tower_accepts(&self) -> [DieKinds; 4] {
+        self.towers.each_ref().map(Tower::accepts)
+    }
+
+    /// Hands `block` each block of legal placements, in the order of
+    /// [`GameState::legal_actions`], which lists them first: one block for each distinct
+    /// die on the table and tower that takes it, made of every empty pillar of that tower
+    /// with every rank in the reserve. Stops where `block` breaks.
+    fn for_each_placement_block<B>(
+        &self,
+        turn: &Turn,
+        accepts: &[DieKinds; 4],
+        mut block: impl FnMut(Die, &Tower) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        if turn.placed.is_some() || turn.pending.is_some() {
+            return ControlFlow::Continue(());
+        }
+        let outlook = Outlook::of(turn);
+        for die in distinct(&self.roll) {
+            let Some((_, counted)) = outlook.effective_die(die) else {
+                continue;
+            };
+            for (tower, kinds) in self.towers.iter().zip(accepts) {
+                if kinds.contains(counted) {
+                    block(die, tower)?;
                 }
             }
-            let mut actions: Vec<Action> = sources
-                .iter()
-                .flat_map(|&from| {
-                    targets
-                        .iter()
-                        .map(move |&to| Action::BonusMeeple { player, from, to })
-                })
-                .collect();
-            actions.push(Action::SkipBonus { player });
-            return actions;
         }
-        let mut actions = self.placements(turn);
-        let can_place = !actions.is_empty();
-        let casters: Vec<(SpellId, bool)> = if me.spell(SpellId::Manipulation).is_some() {
-            SpellId::ALL[1..].iter().map(|&s| (s, true)).collect()
-        } else {
-            Vec::new()
-        };
-        let direct = SpellId::ALL[1..]
+        ControlFlow::Continue(())
+    }
+
+    fn for_each_placement(
+        &self,
+        turn: &Turn,
+        accepts: &[DieKinds; 4],
+        mut visit: impl FnMut(Action),
+    ) {
+        let me = self.current(turn);
+        let _ = self.for_each_placement_block::<()>(turn, accepts, |die, tower| {
+            for pillar in tower.open_pillars() {
+                for rank in me.reserve_ranks() {
+                    visit(Action::Place {
+                        player: turn.player,
+                        die,
+                        rank,
+                        tower: tower.id,
+                        pillar,
+                    });
+                }
+            }
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// How many legal placements there are (counted block by block, not listed).
+    pub(crate) fn placement_count(&self, turn: &Turn, accepts: &[DieKinds; 4]) -> usize {
+        let ranks = self.current(turn).reserve_ranks().count();
+        let mut count = 0;
+        let _ = self.for_each_placement_block::<()>(turn, accepts, |_, tower| {
+            count += tower.open_pillars().count() * ranks;
+            ControlFlow::Continue(())
+        });
+        count
+    }
+
+    /// The legal placement at `index` in the order of [`GameState::legal_actions`], found
+    /// by skipping whole blocks.
+    pub(crate) fn nth_placement(
+        &self,
+        turn: &Turn,
+        accepts: &[DieKinds; 4],
+        mut index: usize,
+    ) -> Option<Action> {
+        let me = self.current(turn);
+        let ranks = me.reserve_ranks().count();
+        self.for_each_placement_block(turn, accepts, |die, tower| {
+            let block = tower.open_pillars().count() * ranks;
+            if index >= block {
+                index -= block;
+                return ControlFlow::Continue(());
+            }
+            let (Some(pillar), Some(rank)) = (
+                tower.open_pillars().nth(index / ranks),
+                me.reserve_ranks().nth(index % ranks),
+            ) else {
+                return ControlFlow::Continue(());
+            };
+            ControlFlow::Break(Action::Place {
+                player: turn.player,
+                die,
+                rank,
+                tower: tower.id,
+                pillar,
+            })
+        })
+        .break_value()
+    }
+
+    /// Every legal decision that is not a placement, in the order of
+    /// [`GameState::legal_actions`]: the ways to resolve a pending bonus, or the spells,
+    /// recalls and the end of the turn.
+    pub(crate) fn for_each_other_action(
+        &self,
+        turn: &Turn,
+        accepts: &[DieKinds; 4],
+        mut visit: impl FnMut(Action),
+    ) {
+        if let Some(pending) = turn.pending {
+            self.for_each_bonus_action(turn, pending, visit);
+            return;
+        }
+        let player = turn.player;
+        let me = self.current(turn);
+        let accepted = accepts
             .iter()
-            .filter(|&&s| me.spell(s).is_some())
-            .map(|&s| (s, false));
-        for (spell, via_manipulation) in direct.chain(casters) {
-            for effect in self.spell_effects(turn, spell) {
-                actions.push(Action::Cast {
-                    player,
-                    effect,
-                    via_manipulation,
+            .copied()
+            .fold(DieKinds::NONE, DieKinds::union);
+        let castable = |spell: SpellId| me.spell(spell).is_some() && !turn.arrived_this_turn(spell);
+        let manipulation = castable(SpellId::Manipulation);
+        let direct = SpellId::ALL[1..].iter().map(|&s| (s, false));
+        let through_manipulation = SpellId::ALL[1..].iter().map(|&s| (s, true));
+        for (spell, via_manipulation) in direct.chain(through_manipulation) {
+            let can_cast = if via_manipulation {
+                manipulation
+            } else {
+                castable(spell)
+            };
+            if can_cast {
+                self.for_each_castable_effect(turn, spell, accepted, |effect| {
+                    visit(Action::Cast {
+                        player,
+                        effect,
+                        via_manipulation,
+                    });
                 });
             }
         }
         if me.reserve_is_empty() {
-            actions.extend(
-                SpellId::ALL
-                    .into_iter()
-                    .filter(|&s| me.spell(s).is_some())
-                    .map(|spell| Action::Recall { player, spell }),
-            );
+            for spell in SpellId::ALL.into_iter().filter(|&s| me.spell(s).is_some()) {
+                visit(Action::Recall { player, spell });
+            }
         }
-        if turn.placed.is_some() || !(can_place || self.can_recall(turn)) {
-            actions.push(Action::EndTurn { player });
+        if turn.placed.is_some() || !self.must_place(turn, accepted) {
+            visit(Action::EndTurn { player });
         }
-        actions
     }
 
-    fn spell_effects(&self, turn: &Turn, spell: SpellId) -> Vec<SpellEffect> {
-        let rolled = distinct(&self.roll);
-        match spell {
-            SpellId::Manipulation => Vec::new(),
-            SpellId::Change if turn.placed.is_none() => [Direction::Up, Direction::Down]
-                .map(|direction| SpellEffect::Change { direction })
-                .to_vec(),
-            SpellId::Metamorphosis if turn.placed.is_none() => DieColor::ALL
-                .map(|color| SpellEffect::Metamorphosis { color })
-                .to_vec(),
-            SpellId::Change | SpellId::Metamorphosis => Vec::new(),
-            SpellId::Flip => rolled
+    /// The ways to resolve (or decline) a pending bonus.
+    fn for_each_bonus_action(
+        &self,
+        turn: &Turn,
+        pending: PendingBonus,
+        mut visit: impl FnMut(Action),
+    ) {
+        let player = turn.player;
+        let me = self.current(turn);
+        let from_spellbook = pending.bonus == PillarBonus::ExtraMeeple && me.reserve_is_empty();
+        let sources = me.reserve_ranks().map(MeepleSource::Reserve).chain(
+            SpellId::ALL
                 .into_iter()
-                .map(|die| SpellEffect::Flip { die })
-                .collect(),
+                .filter(move |&s| from_spellbook && me.spell(s).is_some())
+                .map(MeepleSource::Spellbook),
+        );
+        let to_spellbook = me.spell(pending.spell).is_none();
+        let to_pillars = pending.bonus == PillarBonus::ExtraMeeple;
+        for from in sources {
+            if to_spellbook {
+                visit(Action::BonusMeeple {
+                    player,
+                    from,
+                    to: BonusTarget::Spellbook,
+                });
+            }
+            if !to_pillars {
+                continue;
+            }
+            for tower in self.towers.iter().filter(|t| t.id != pending.tower) {
+                for pillar in tower.open_pillars() {
+                    visit(Action::BonusMeeple {
+                        player,
+                        from,
+                        to: BonusTarget::Pillar {
+                            tower: tower.id,
+                            pillar,
+                        },
+                    });
+                }
+            }
+        }
+        visit(Action::SkipBonus { player });
+    }
+
+    /// Calls `cast` with every effect of `spell` that can be cast now (the caster's meeple
+    /// is known to be there); `accepted` is [`GameState::accepted`].
+    fn for_each_castable_effect(
+        &self,
+        turn: &Turn,
+        spell: SpellId,
+        accepted: DieKinds,
+        mut cast: impl FnMut(SpellEffect),
+    ) {
+        let before_placing = turn.placed.is_none();
+        let can_place = before_placing && self.any_die_fits(Outlook::of(turn), accepted);
+        let mut consider = |effect: SpellEffect| {
+            if self
+                .check_cast_outcome(turn, &effect, accepted, can_place)
+                .is_ok()
+            {
+                cast(effect);
+            }
+        };
+        match spell {
+            SpellId::Manipulation => {}
+            SpellId::Change if before_placing => {
+                for direction in [Direction::Up, Direction::Down] {
+                    consider(SpellEffect::Change { direction });
+                }
+            }
+            SpellId::Metamorphosis if before_placing => {
+                for color in DieColor::ALL {
+                    consider(SpellEffect::Metamorphosis { color });
+                }
+            }
+            SpellId::Change | SpellId::Metamorphosis => {}
+            SpellId::Flip => {
+                for die in distinct(&self.roll) {
+                    consider(SpellEffect::Flip { die });
+                }
+            }
             SpellId::Exchange => {
-                let pool = distinct(&self.mana_pool);
-                rolled
-                    .iter()
-                    .flat_map(|&r| {
-                        pool.iter()
-                            .map(move |&p| SpellEffect::Exchange { rolled: r, pool: p })
-                    })
-                    .collect()
+                for rolled in distinct(&self.roll) {
+                    for pool in distinct(&self.mana_pool) {
+                        consider(SpellEffect::Exchange { rolled, pool });
+                    }
+                }
             }
             SpellId::Permutation => {
-                let central = self.tower(TowerId::Central);
-                rolled
-                    .iter()
-                    .flat_map(|&r| {
-                        PillarIndex::ALL
-                            .into_iter()
-                            .filter(|&p| central.pillar(p).and_then(|x| x.die).is_some())
-                            .map(move |pillar| SpellEffect::Permutation { rolled: r, pillar })
-                    })
-                    .collect()
+                for rolled in distinct(&self.roll) {
+                    for pillar in PillarIndex::ALL {
+                        if self.central_die(pillar).is_some() {
+                            consider(SpellEffect::Permutation { rolled, pillar });
+                        }
+                    }
+                }
             }
         }
     }
 
     // ----- applying checked actions -----
 
-    fn apply(&mut self, action: &Action, events: &mut Vec<Event>) {
+    fn apply(&mut self, action: &Action, events: &mut impl EventLog) {
         if let Action::SetTile { tower, tile } = action {
             if let Some(i) = self.stack.iter().position(|t| t.id == *tile) {
                 let tower = &mut self.towers[tower.index()];
-                std::mem::swap(&mut tower.tile, &mut self.stack[i]);
-                events.push(Event::TileSet {
+                let drawn = self.stack[i].clone();
+                self.stack[i] = tower.lay(drawn);
+                events.add(|| Event::TileSet {
                     tower: tower.id,
                     tile: tower.tile.clone(),
                 });
@@ -572,8 +810,9 @@ impl GameState {
             for die in dice {
                 self.bag.take(die.color);
             }
-            self.roll = dice.clone();
-            events.push(Event::Rolled {
+            self.roll.clear();
+            self.roll.extend_from_slice(dice);
+            events.add(|| Event::Rolled {
                 round: self.round,
                 first_player: self.first_player(),
                 dice: dice.clone(),
@@ -598,7 +837,7 @@ impl GameState {
             }
             Action::SkipBonus { player } => {
                 if let Some(pending) = turn.pending.take() {
-                    events.push(Event::BonusSkipped {
+                    events.add(|| Event::BonusSkipped {
                         player: *player,
                         bonus: pending.bonus,
                     });
@@ -615,13 +854,13 @@ impl GameState {
                 if let Some(rank) = me.spellbook[spell.index()].take() {
                     me.give(rank);
                 }
-                events.push(Event::Recalled {
+                events.add(|| Event::Recalled {
                     player: *player,
                     spell: *spell,
                 });
             }
             Action::EndTurn { player } => {
-                events.push(Event::TurnEnded {
+                events.add(|| Event::TurnEnded {
                     player: *player,
                     passed: turn.placed.is_none(),
                 });
@@ -644,9 +883,9 @@ impl GameState {
         rank: Rank,
         tower_id: TowerId,
         pillar: PillarIndex,
-        events: &mut Vec<Event>,
+        events: &mut impl EventLog,
     ) {
-        let Ok((placed, counted)) = Self::effective_die(turn, die) else {
+        let Some((placed, counted)) = Outlook::of(turn).effective_die(die) else {
             return;
         };
         if let Some(i) = self.roll.iter().position(|d| *d == die) {
@@ -671,7 +910,7 @@ impl GameState {
         });
         turn.change = 0;
         turn.metamorphosis = None;
-        events.push(Event::Placed {
+        events.add(|| Event::Placed {
             meeple,
             die: placed,
             changed_from: (die != placed).then_some(die),
@@ -702,10 +941,10 @@ impl GameState {
                     spell: SpellId::for_value(placed.value),
                 };
                 match self.bonus_unavailable(turn.player, &pending) {
-                    Some(why) => events.push(Event::BonusNoEffect {
+                    Some(why) => events.add(|| Event::BonusNoEffect {
                         player: turn.player,
                         bonus,
-                        why,
+                        why: why.describe(turn.player),
                     }),
                     None => turn.pending = Some(pending),
                 }
@@ -720,39 +959,20 @@ impl GameState {
     }
 
     /// Why a bonus cannot be used at all, if it cannot.
-    fn bonus_unavailable(&self, player: PlayerColor, pending: &PendingBonus) -> Option<String> {
+    fn bonus_unavailable(&self, player: PlayerColor, pending: &PendingBonus) -> Option<NoEffect> {
         let me = self.player(player)?;
         let space_free = me.spell(pending.spell).is_none();
         match pending.bonus {
-            PillarBonus::Spell => {
-                if !space_free {
-                    Some(format!(
-                        "{player} already has a meeple on {}",
-                        pending.spell
-                    ))
-                } else if me.reserve_is_empty() {
-                    Some(format!("{player} has no meeple left in the reserve"))
-                } else {
-                    None
-                }
-            }
+            PillarBonus::Spell if !space_free => Some(NoEffect::SpaceTaken(pending.spell)),
+            PillarBonus::Spell if me.reserve_is_empty() => Some(NoEffect::ReserveEmpty),
+            PillarBonus::Spell => None,
+            _ if me.reserve_is_empty() && me.spellbook_meeples() == 0 => Some(NoEffect::NoMeeple),
             _ => {
-                if me.reserve_is_empty() && me.spellbook_meeples() == 0 {
-                    return Some(format!(
-                        "{player} has no meeple in the reserve or on the spellbook"
-                    ));
-                }
                 let open_elsewhere = self
                     .towers
                     .iter()
                     .any(|t| t.id != pending.tower && t.open_pillars().next().is_some());
-                if !space_free && !open_elsewhere {
-                    return Some(format!(
-                        "no other tower has an empty pillar and {} is taken",
-                        pending.spell
-                    ));
-                }
-                None
+                (!space_free && !open_elsewhere).then_some(NoEffect::NowhereToGo(pending.spell))
             }
         }
     }
@@ -762,7 +982,7 @@ impl GameState {
         turn: &mut Turn,
         from: MeepleSource,
         to: BonusTarget,
-        events: &mut Vec<Event>,
+        events: &mut impl EventLog,
     ) {
         let Some(pending) = turn.pending.take() else {
             return;
@@ -785,6 +1005,7 @@ impl GameState {
         match to {
             BonusTarget::Spellbook => {
                 me.spellbook[pending.spell.index()] = Some(rank);
+                turn.arrived[pending.spell.index()] = true;
                 spell = Some(pending.spell);
             }
             BonusTarget::Pillar { tower, pillar } => {
@@ -797,7 +1018,7 @@ impl GameState {
                 }
             }
         }
-        events.push(Event::BonusMeeple {
+        events.add(|| Event::BonusMeeple {
             meeple,
             from,
             to,
@@ -812,7 +1033,7 @@ impl GameState {
         player: PlayerColor,
         effect: SpellEffect,
         via_manipulation: bool,
-        events: &mut Vec<Event>,
+        events: &mut impl EventLog,
     ) {
         let caster = if via_manipulation {
             SpellId::Manipulation
@@ -824,7 +1045,9 @@ impl GameState {
             me.give(rank);
         }
         match effect {
-            SpellEffect::Change { direction } => turn.change += direction.delta(),
+            SpellEffect::Change { direction } => {
+                turn.change = turn.change.saturating_add(direction.delta());
+            }
             SpellEffect::Metamorphosis { color } => turn.metamorphosis = Some(color),
             SpellEffect::Flip { die } => {
                 if let Some(d) = self.roll.iter_mut().find(|d| **d == die) {
@@ -846,7 +1069,7 @@ impl GameState {
                 }
             }
         }
-        events.push(Event::SpellCast {
+        events.add(|| Event::SpellCast {
             player,
             effect,
             via_manipulation,
@@ -858,7 +1081,7 @@ impl GameState {
         player: PlayerColor,
         points: u32,
         reason: ScoreReason,
-        events: &mut Vec<Event>,
+        events: &mut impl EventLog,
     ) {
         let entry = ScoreEntry {
             player,
@@ -869,21 +1092,22 @@ impl GameState {
         self.record_score(entry, events);
     }
 
-    fn record_score(&mut self, entry: ScoreEntry, events: &mut Vec<Event>) {
-        self.player_mut(entry.player).prestige += entry.points;
-        self.ledger.push(entry.clone());
-        events.push(Event::Scored(entry));
+    fn record_score(&mut self, entry: ScoreEntry, events: &mut impl EventLog) {
+        let prestige = &mut self.player_mut(entry.player).prestige;
+        *prestige = prestige.saturating_add(entry.points);
+        events.add(|| Event::Scored(entry.clone()));
+        self.ledger.push(entry);
     }
 
     /// Scores the floors completed this turn, in the order they were completed.
-    fn score_completed(&mut self, turn: &mut Turn, events: &mut Vec<Event>) {
+    fn score_completed(&mut self, turn: &mut Turn, events: &mut impl EventLog) {
         for tower in std::mem::take(&mut turn.completed) {
             self.score_floor(tower, events);
         }
     }
 
     /// Scores a complete floor, sends meeples home, and builds the next floor.
-    fn score_floor(&mut self, id: TowerId, events: &mut Vec<Event>) {
+    fn score_floor(&mut self, id: TowerId, events: &mut impl EventLog) {
         let tower = self.tower(id);
         let level = tower.level;
         let table = if id.is_central() {
@@ -892,53 +1116,60 @@ impl GameState {
             OUTER_FLOOR
         };
         let awards = award(&influence(tower.meeples()), table);
-        events.push(Event::FloorCompleted { tower: id, level });
-        for entry in floor_entries(&awards, self.round, |a| ScoreReason::Floor {
-            tower: id,
-            level,
-            influence: a.influence,
-            placing: a.placing,
-        }) {
-            self.record_score(entry, events);
+        events.add(|| Event::FloorCompleted { tower: id, level });
+        for a in awards.iter().filter(|a| a.points > 0) {
+            let reason = ScoreReason::Floor {
+                tower: id,
+                level,
+                influence: a.influence,
+                placing: a.placing,
+            };
+            self.add_score(a.player, a.points, reason, events);
         }
-        let mut returned = Vec::new();
-        let mut staying = Vec::new();
-        for pillar in self.tower_mut(id).pillars.iter_mut().flatten() {
-            match (pillar.die, pillar.meeple) {
-                (Some(_), Some(meeple)) => {
-                    returned.push(meeple);
-                    pillar.meeple = None;
-                }
-                (None, Some(meeple)) => staying.push(meeple),
-                _ => {}
-            }
-        }
-        for meeple in &returned {
+        // Meeples beside dice go back to their owners; meeples alone stay for good.
+        let pillars = self.tower(id).pillars;
+        let returned = pillars
+            .iter()
+            .flatten()
+            .filter(|p| p.die.is_some())
+            .filter_map(|p| p.meeple);
+        let staying = pillars
+            .iter()
+            .flatten()
+            .filter(|p| p.die.is_none())
+            .filter_map(|p| p.meeple);
+        for meeple in returned.clone() {
             self.player_mut(meeple.player).give(meeple.rank);
         }
-        if !returned.is_empty() {
-            events.push(Event::MeeplesReturned {
+        if returned.clone().next().is_some() {
+            events.add(|| Event::MeeplesReturned {
                 tower: id,
-                meeples: returned,
+                meeples: returned.collect(),
             });
         }
-        if !staying.is_empty() {
-            events.push(Event::MeeplesStay {
+        if staying.clone().next().is_some() {
+            events.add(|| Event::MeeplesStay {
                 tower: id,
-                meeples: staying.clone(),
+                meeples: staying.clone().collect(),
             });
         }
         let next_tile = self.stack.pop();
         let tower = self.tower_mut(id);
+        for pillar in tower.pillars.iter_mut().flatten() {
+            if pillar.die.is_some() {
+                pillar.meeple = None;
+            }
+        }
         match next_tile {
             Some(tile) => {
-                let dice: Vec<Die> = tower.dice().collect();
-                tower.buried_dice.extend(dice);
+                tower
+                    .buried_dice
+                    .extend(pillars.iter().flatten().filter_map(|p| p.die));
                 tower.foundation.extend(staying);
                 tower.pillars = [None; 3];
                 tower.level += 1;
-                tower.tile = tile.clone();
-                events.push(Event::NewFloor {
+                tower.lay(tile.clone());
+                events.add(|| Event::NewFloor {
                     tower: id,
                     level: tower.level,
                     tile,
@@ -947,37 +1178,38 @@ impl GameState {
             None => {
                 // The last floor stays on top: its dice and lone meeples remain visible.
                 tower.finished = true;
-                events.push(Event::TowerFinished { tower: id });
+                events.add(|| Event::TowerFinished { tower: id });
             }
         }
     }
 
-    fn next_turn(&mut self, events: &mut Vec<Event>) {
+    fn next_turn(&mut self, events: &mut impl EventLog) {
         self.turn_in_round += 1;
         if self.turn_in_round < turns_per_round(self.players.len()) {
             self.phase = Phase::Turn(Turn::new(self.seat_player(self.turn_in_round)));
             return;
         }
-        let mut leftover = std::mem::take(&mut self.roll);
-        if !leftover.is_empty() {
-            let mana_die = leftover.remove(0);
-            for die in &leftover {
+        if !self.roll.is_empty() {
+            let mana_die = self.roll.remove(0);
+            for die in &self.roll {
                 self.bag.add(die.color);
             }
             self.mana_pool.push(mana_die);
-            events.push(Event::RoundEnded {
+            events.add(|| Event::RoundEnded {
                 round: self.round,
                 mana_die,
-                back_to_bag: leftover,
+                back_to_bag: self.roll.clone(),
             });
+            self.roll.clear();
         }
         if self.round >= self.rounds {
             let score = final_score(&self.table(), self.round);
             for entry in &score.entries {
-                self.player_mut(entry.player).prestige += entry.points;
+                let prestige = &mut self.player_mut(entry.player).prestige;
+                *prestige = prestige.saturating_add(entry.points);
                 self.ledger.push(entry.clone());
             }
-            events.push(Event::GameEnded(score.clone()));
+            events.add(|| Event::GameEnded(score.clone()));
             self.phase = Phase::Over(Box::new(score));
             return;
         }
@@ -999,13 +1231,93 @@ fn no_pending(turn: &Turn) -> Result<(), Violation> {
     }
 }
 
-/// The distinct dice of a list, in first-seen order (identical dice are interchangeable).
-fn distinct(dice: &[Die]) -> Vec<Die> {
-    let mut seen: Vec<Die> = Vec::with_capacity(dice.len());
-    for &die in dice {
-        if !seen.contains(&die) {
-            seen.push(die);
+/// What the next placement of the turn sees: the dice on the table (one of them flipped or
+/// swapped by a spell being considered) and the pending Change and Metamorphosis.
+#[derive(Clone, Copy, Debug)]
+struct Outlook {
+    /// The die at this index of the roll, replaced by this one.
+    replaced: Option<(usize, Die)>,
+    change: i8,
+    metamorphosis: Option<DieColor>,
+}
+
+impl Outlook {
+    fn of(turn: &Turn) -> Self {
+        Self {
+            replaced: None,
+            change: turn.change,
+            metamorphosis: turn.metamorphosis,
         }
     }
-    seen
+
+    fn dice<'a>(&self, roll: &'a [Die]) -> impl Iterator<Item = Die> + 'a {
+        let replaced = self.replaced;
+        roll.iter()
+            .enumerate()
+            .map(move |(i, &die)| match replaced {
+                Some((j, new)) if j == i => new,
+                _ => die,
+            })
+    }
+
+    /// The die as it lands on the pillar (Change turns it) and as the restriction sees it
+    /// (Metamorphosis recolours it); `None` when Change would take it out of 1 to 6.
+    fn effective_die(&self, die: Die) -> Option<(Die, Die)> {
+        let value = die.value.offset(self.change)?;
+        let placed = Die::new(die.color, value);
+        let counted = Die::new(self.metamorphosis.unwrap_or(die.color), value);
+        Some((placed, counted))
+    }
+}
+
+/// The distinct dice of a list, in first-seen order (identical dice are interchangeable).
+fn distinct(dice: &[Die]) -> impl Iterator<Item = Die> + '_ {
+    dice.iter()
+        .enumerate()
+        .filter(|&(i, die)| !dice[..i].contains(die))
+        .map(|(_, &die)| die)
+}
+
+/// Why a pillar's bonus has no effect.
+#[derive(Clone, Copy, Debug)]
+enum NoEffect {
+    SpaceTaken(SpellId),
+    ReserveEmpty,
+    NoMeeple,
+    NowhereToGo(SpellId),
+}
+
+impl NoEffect {
+    fn describe(self, player: PlayerColor) -> String {
+        match self {
+            Self::SpaceTaken(spell) => format!("{player} already has a meeple on {spell}"),
+            Self::ReserveEmpty => format!("{player} has no meeple left in the reserve"),
+            Self::NoMeeple => {
+                format!("{player} has no meeple in the reserve or on the spellbook")
+            }
+            Self::NowhereToGo(spell) => {
+                format!("no other tower has an empty pillar and {spell} is taken")
+            }
+        }
+    }
+}
+
+/// Where applying an action tells what happened: a list for
+/// [`GameState::play_with_events`], nowhere for [`GameState::play`], which then spends no
+/// time describing it.
+trait EventLog {
+    fn add(&mut self, event: impl FnOnce() -> Event);
+}
+
+impl EventLog for Vec<Event> {
+    fn add(&mut self, event: impl FnOnce() -> Event) {
+        self.push(event());
+    }
+}
+
+/// No log, for [`GameState::play`].
+struct NoLog;
+
+impl EventLog for NoLog {
+    fn add(&mut self, _: impl FnOnce() -> Event) {}
 }

@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::action::Action;
-use crate::components::{Die, DieColor, DieValue, PlayerColor};
+use crate::components::{DiceCount, Die, DieColor, DieValue, PlayerColor};
 use crate::record::{GameRecord, GameSetup, StartingTowers, TileRef};
 use crate::state::GameState;
 use crate::tiles::TileCatalogue;
@@ -19,22 +19,64 @@ pub fn rng_from_seed(seed: u64) -> GameRng {
 }
 
 impl GameState {
+    /// A legal decision chosen uniformly at random: the action at a random index of
+    /// [`GameState::legal_actions`], found without listing every placement (playouts ask
+    /// at every step, and a turn can have a hundred placements). `None` while the dice are
+    /// to be rolled and once the game is over.
+    pub fn random_legal_action(&self, rng: &mut impl Rng) -> Option<Action> {
+        let turn = self.turn()?;
+        let accepts = self.tower_accepts();
+        let placements = self.placement_count(turn, &accepts);
+        let mut others = 0;
+        self.for_each_other_action(turn, &accepts, |_| others += 1);
+        if placements + others == 0 {
+            return None;
+        }
+        let index = rng.random_range(0..placements + others);
+        if index < placements {
+            return self.nth_placement(turn, &accepts, index);
+        }
+        let (mut seen, mut chosen) = (placements, None);
+        self.for_each_other_action(turn, &accepts, |action| {
+            if seen == index {
+                chosen = Some(action);
+            }
+            seen += 1;
+        });
+        chosen
+    }
+
     /// Draws this round's dice from the bag and rolls them (the action is still to be
     /// played). Empty when no roll is awaited.
     pub fn draw_roll(&self, rng: &mut impl Rng) -> Vec<Die> {
         if !self.awaiting_roll() {
             return Vec::new();
         }
-        let mut bag: Vec<DieColor> = DieColor::ALL
-            .into_iter()
-            .flat_map(|c| std::iter::repeat_n(c, usize::from(self.bag().get(c))))
-            .collect();
-        bag.shuffle(rng);
-        bag.into_iter()
-            .take(self.dice_per_round())
-            .map(|color| Die::new(color, DieValue::ALL[rng.random_range(0..6)]))
-            .collect()
+        let mut bag = self.bag();
+        let mut dice = Vec::with_capacity(self.dice_per_round());
+        while dice.len() < self.dice_per_round() && bag.total() > 0 {
+            let Some(color) = color_of_die(&bag, rng.random_range(0..bag.total())) else {
+                break;
+            };
+            bag.take(color);
+            dice.push(Die::new(color, DieValue::ALL[rng.random_range(0..6)]));
+        }
+        dice
     }
+}
+
+/// The colour of die number `index` (from 0) of the bag, its dice lined up colour by colour:
+/// a uniformly random index draws every die in the bag with the same chance.
+fn color_of_die(bag: &DiceCount, index: u32) -> Option<DieColor> {
+    let mut rest = index;
+    for color in DieColor::ALL {
+        let count = u32::from(bag.get(color));
+        if rest < count {
+            return Some(color);
+        }
+        rest -= count;
+    }
+    None
 }
 
 impl GameSetup {
@@ -79,27 +121,27 @@ pub fn random_game(
 ) -> Result<(GameRecord, GameState), crate::record::RecordError> {
     let mut state = setup.start(catalogue)?;
     let mut record = GameRecord::new(setup);
+    // A game takes about a hundred actions.
+    record.actions.reserve(128);
     while !state.is_over() {
         let action = if state.awaiting_roll() {
-            Action::Roll {
+            let roll = Action::Roll {
                 dice: state.draw_roll(rng),
-            }
-        } else {
-            let actions = state.legal_actions();
-            match actions.choose(rng) {
-                Some(action) => action.clone(),
-                None => break,
-            }
-        };
-        state = match state.play(&action) {
-            Ok(next) => next,
-            Err(illegal) => {
+            };
+            if let Err(violation) = state.play_in_place(&roll) {
                 return Err(crate::record::RecordError::Illegal {
                     index: record.actions.len(),
-                    action,
-                    violation: illegal.violation,
+                    action: roll,
+                    violation,
                 });
             }
+            roll
+        } else {
+            let Some(action) = state.random_legal_action(rng) else {
+                break;
+            };
+            state.play_generated(&action);
+            action
         };
         record.actions.push(action);
     }

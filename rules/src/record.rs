@@ -4,6 +4,8 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::action::Action;
@@ -15,15 +17,43 @@ use crate::tiles::{Tile, TileCatalogue};
 use crate::violation::Violation;
 
 /// A tile named by its catalogue id, or written out in full.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum TileRef {
     Id(String),
     Tile(Arc<Tile>),
 }
 
+/// A string is an id, an object a whole tile: read each as such, so that a mistake inside
+/// a tile is reported where it is (an untagged enum would only say that nothing matched).
+impl<'de> Deserialize<'de> for TileRef {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TileRefVisitor;
+
+        impl<'de> Visitor<'de> for TileRefVisitor {
+            type Value = TileRef;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a tile id from the tile catalogue, or a whole tile")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, id: &str) -> Result<TileRef, E> {
+                Ok(TileRef::Id(id.to_owned()))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<TileRef, A::Error> {
+                Tile::deserialize(MapAccessDeserializer::new(map))
+                    .map(|tile| TileRef::Tile(Arc::new(tile)))
+            }
+        }
+
+        deserializer.deserialize_any(TileRefVisitor)
+    }
+}
+
 /// The four starting tiles: three outer towers and the central tower.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StartingTowers {
     pub a: TileRef,
     pub b: TileRef,
@@ -33,6 +63,7 @@ pub struct StartingTowers {
 
 /// How a game starts. Untrusted: [`GameSetup::start`] checks it and lists every problem.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GameSetup {
     /// Players in clockwise seating order.
     pub players: Vec<PlayerColor>,
@@ -69,7 +100,7 @@ impl GameSetup {
                 self.first_player
             ));
         }
-        let mut resolve = |place: String, tile: &TileRef| -> Option<Arc<Tile>> {
+        let mut resolve = |place: &dyn std::fmt::Display, tile: &TileRef| -> Option<Arc<Tile>> {
             match tile {
                 TileRef::Tile(tile) => Some(tile.clone()),
                 TileRef::Id(id) => {
@@ -82,20 +113,20 @@ impl GameSetup {
             }
         };
         let towers = [
-            resolve("setup.towers.a".into(), &self.towers.a),
-            resolve("setup.towers.b".into(), &self.towers.b),
-            resolve("setup.towers.c".into(), &self.towers.c),
-            resolve("setup.towers.central".into(), &self.towers.central),
+            resolve(&"setup.towers.a", &self.towers.a),
+            resolve(&"setup.towers.b", &self.towers.b),
+            resolve(&"setup.towers.c", &self.towers.c),
+            resolve(&"setup.towers.central", &self.towers.central),
         ];
         let stack: Vec<Option<Arc<Tile>>> = self
             .floor_stack
             .iter()
             .enumerate()
-            .map(|(i, tile)| resolve(format!("setup.floor_stack[{i}]"), tile))
+            .map(|(i, tile)| resolve(&format_args!("setup.floor_stack[{i}]"), tile))
             .collect();
         let mut ids = BTreeSet::new();
         for tile in towers.iter().chain(&stack).flatten() {
-            if !ids.insert(tile.id.clone()) {
+            if !ids.insert(tile.id.as_str()) {
                 problems.push(format!(
                     "setup: the tile \"{}\" is used twice; each printed tile exists once",
                     tile.id
@@ -144,6 +175,7 @@ const RECORD_VERSION: u32 = 1;
 
 /// A game record file: set-up plus every action in order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GameRecord {
     pub format: String,
     pub version: u32,
@@ -161,6 +193,9 @@ pub enum RecordError {
     Format(#[from] FormatError),
     #[error("{}", .0.join("\n"))]
     Header(Vec<String>),
+    /// Problems in the file beyond its header (an overridden action that is not there).
+    #[error("{}", .0.join("\n"))]
+    Invalid(Vec<String>),
     #[error(transparent)]
     Setup(#[from] SetupError),
     #[error("actions[{index}] ({action}) is illegal: {violation}")]
@@ -192,10 +227,24 @@ impl GameRecord {
             RECORD_VERSION,
             &mut problems,
         );
-        if problems.is_empty() {
+        if !problems.is_empty() {
+            return Err(RecordError::Header(problems));
+        }
+        let count = record.actions.len();
+        let missing: Vec<String> = record
+            .overridden
+            .iter()
+            .filter(|&&index| index >= count)
+            .map(|index| {
+                format!(
+                    "overridden: there is no action {index}; the record has {count} actions, numbered from 0"
+                )
+            })
+            .collect();
+        if missing.is_empty() {
             Ok(record)
         } else {
-            Err(RecordError::Header(problems))
+            Err(RecordError::Invalid(missing))
         }
     }
 
@@ -291,5 +340,48 @@ mod tests {
             panic!("version 7 was accepted");
         };
         assert!(problems[0].contains("reads version 1, the file is version 7"));
+    }
+
+    #[test]
+    fn an_overridden_action_that_is_not_there_is_refused() {
+        let mut record = GameRecord::new(setup());
+        record
+            .actions
+            .push(Action::from_notation("roll pink1 yellow3 yellow1 blue2").unwrap());
+        record.overridden.insert(7);
+        let Err(RecordError::Invalid(problems)) = GameRecord::from_json(&record.to_json()) else {
+            panic!("an override of a missing action was accepted");
+        };
+        assert_eq!(
+            problems,
+            ["overridden: there is no action 7; the record has 1 actions, numbered from 0"]
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_with_their_place_even_inside_a_tile() {
+        let json = GameRecord::new(setup().resolved(&TileCatalogue::arkhanos())).to_json();
+        for (from, to, expected) in [
+            (
+                "\"first_player\"",
+                "\"first_players\"",
+                "at setup.first_players: unknown field `first_players`",
+            ),
+            (
+                "\"all_different\": false",
+                "\"all_diferent\": true",
+                "at setup.towers.a.restriction.all_diferent: unknown field `all_diferent`",
+            ),
+            (
+                "\"actions\": []",
+                "\"actions\": [{\"end_turn\": {\"player\": \"red\", \"pass\": true}}]",
+                "at actions[0].end_turn.pass: unknown field `pass`, expected `player`",
+            ),
+        ] {
+            let changed = json.replacen(from, to, 1);
+            assert_ne!(changed, json, "{from}");
+            let error = GameRecord::from_json(&changed).unwrap_err().to_string();
+            assert!(error.contains(expected), "{error}");
+        }
     }
 }

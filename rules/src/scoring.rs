@@ -74,7 +74,8 @@ pub struct Award {
 pub fn influence(meeples: impl IntoIterator<Item = Meeple>) -> BTreeMap<PlayerColor, u8> {
     let mut influence = BTreeMap::new();
     for meeple in meeples {
-        *influence.entry(meeple.player).or_insert(0) += meeple.rank.influence();
+        let sum = influence.entry(meeple.player).or_insert(0u8);
+        *sum = sum.saturating_add(meeple.rank.influence());
     }
     influence
 }
@@ -300,16 +301,16 @@ pub fn final_score(table: &Table, round: u8) -> FinalScore {
         .iter()
         .map(|&player| {
             let during_play = table.prestige(player);
+            // Prestige saturates rather than wraps: a validated table never comes near.
             let end_of_game = entries
                 .iter()
                 .filter(|e| e.player == player)
-                .map(|e| e.points)
-                .sum();
+                .fold(0u32, |sum, e| sum.saturating_add(e.points));
             Standing {
                 player,
                 during_play,
                 end_of_game,
-                total: during_play + end_of_game,
+                total: during_play.saturating_add(end_of_game),
                 spellbook_meeples: table.spellbook_meeples(player),
                 top_floor_meeples: table.top_floor_meeples(player),
             }

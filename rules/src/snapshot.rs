@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::components::{
@@ -11,7 +12,7 @@ use crate::components::{
 };
 use crate::format::{FormatError, parse_json};
 use crate::scoring::{FinalScore, final_score};
-use crate::state::{FLOOR_STACK_TILES, rounds_for};
+use crate::state::{FLOOR_STACK_TILES, MAX_PRESTIGE_DURING_PLAY, rounds_for};
 
 /// Outer (restriction side up) or central (any-colour side up).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,6 +24,7 @@ pub enum TowerKind {
 
 /// One tower in a snapshot file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TowerSnapshot {
     pub kind: TowerKind,
     /// Floors completed below the top floor; the top floor's level is this plus one.
@@ -34,13 +36,16 @@ pub struct TowerSnapshot {
 /// The end-of-game snapshot file, as written by a person, the app or the camera: nothing in
 /// it is trusted until [`TableSnapshot::validate`] turns it into a [`Table`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TableSnapshot {
     pub players: Vec<PlayerColor>,
     pub towers: Vec<TowerSnapshot>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "player_map")]
     pub spellbooks: BTreeMap<PlayerColor, Vec<SpellId>>,
+    #[serde(deserialize_with = "player_map")]
     pub prestige: BTreeMap<PlayerColor, u32>,
-    /// The mana pool, one die per finished round (optional).
+    /// The mana pool, one die per finished round (optional: an empty or missing pool is
+    /// taken as not recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mana_pool: Vec<Die>,
     /// The round the snapshot was taken in (optional; the last round by default).
@@ -136,7 +141,7 @@ impl Table {
                         } else {
                             TowerKind::Outer
                         },
-                        completed_floors: top.level - 1,
+                        completed_floors: top.level.saturating_sub(1),
                         top: top.pillars.to_vec(),
                     }
                 })
@@ -169,6 +174,7 @@ impl TableSnapshot {
         let players = self.check_players(&mut problems);
         let tops = self.check_towers(&players, &mut problems);
         self.check_spellbooks_and_prestige(&players, &mut problems);
+        self.check_round_and_mana_pool(&mut problems);
         self.check_components(&tops, &players, &mut problems);
         let towers = arrange(tops);
         let round = self.round.unwrap_or_else(|| rounds_for(self.players.len()));
@@ -224,9 +230,10 @@ impl TableSnapshot {
         }
         let mut tops: Vec<(TowerKind, TowerTop)> = Vec::new();
         let mut built_floors = 0u32;
+        let mut full_floor = None;
         for (i, tower) in self.towers.iter().enumerate() {
             let place = format!("towers[{i}]");
-            built_floors += u32::from(tower.completed_floors);
+            built_floors = built_floors.saturating_add(u32::from(tower.completed_floors));
             if tower.top.len() != 3 {
                 problems.push(format!(
                     "{place}.top: a floor has 3 pillars, the file lists {}",
@@ -237,6 +244,9 @@ impl TableSnapshot {
             let pillars: [Option<Pillar>; 3] =
                 [0, 1, 2].map(|j| tower.top[j].filter(|p| !p.is_empty()));
             let full = pillars.iter().all(Option::is_some);
+            if full {
+                full_floor.get_or_insert(i);
+            }
             for (j, pillar) in pillars.iter().enumerate() {
                 let Some(pillar) = pillar else { continue };
                 if let Some(meeple) = pillar.meeple
@@ -276,6 +286,12 @@ impl TableSnapshot {
             problems.push(format!(
                 "towers: the towers list {built_floors} completed floors, but the floor stack holds only {FLOOR_STACK_TILES} tiles to build on them"
             ));
+        } else if let Some(i) = full_floor
+            && built_floors < u32::from(FLOOR_STACK_TILES)
+        {
+            problems.push(format!(
+                "towers[{i}].top: a full top floor stays only once the floor stack has run out, after {FLOOR_STACK_TILES} completed floors, but the towers list {built_floors}"
+            ));
         }
         tops
     }
@@ -307,13 +323,47 @@ impl TableSnapshot {
                 ));
             }
         }
-        for player in self.prestige.keys() {
+        for (player, &prestige) in &self.prestige {
+            let place = format!("prestige.{}", player.name().to_lowercase());
             if !players.contains(player) {
+                problems.push(format!("{place}: {player} is not playing in this game"));
+            }
+            if prestige > MAX_PRESTIGE_DURING_PLAY {
                 problems.push(format!(
-                    "prestige.{}: {player} is not playing in this game",
-                    player.name().to_lowercase()
+                    "{place}: {prestige} is more prestige than a game can give before its end (at most {MAX_PRESTIGE_DURING_PLAY})"
                 ));
             }
+        }
+    }
+
+    /// The round exists for this number of players, and the mana pool (when recorded)
+    /// holds one die per finished round (RULINGS.md, Conservation).
+    fn check_round_and_mana_pool(&self, problems: &mut Vec<String>) {
+        let players = self.players.len();
+        if !(2..=4).contains(&players) {
+            return;
+        }
+        let rounds = rounds_for(players);
+        let round = self.round.unwrap_or(rounds);
+        if !(1..=rounds).contains(&round) {
+            problems.push(format!(
+                "round: a game of {players} players has rounds 1 to {rounds}, not {round}"
+            ));
+            return;
+        }
+        let found = self.mana_pool.len();
+        if found == 0 {
+            return;
+        }
+        let finished = usize::from(round - 1);
+        if round < rounds && found != finished {
+            problems.push(format!(
+                "mana_pool: in round {round}, {finished} rounds are finished and the mana pool holds one die for each, but the file lists {found}"
+            ));
+        } else if round == rounds && !(finished..=finished + 1).contains(&found) {
+            problems.push(format!(
+                "mana_pool: in the last round ({rounds}) the mana pool holds {finished} dice, or {rounds} once the game is over, but the file lists {found}"
+            ));
         }
     }
 
@@ -359,6 +409,49 @@ impl TableSnapshot {
             }
         }
     }
+}
+
+/// A player colour as a map key, read as a string so that a problem inside the map names
+/// its key (`spellbooks.red[0]`).
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct PlayerKey(PlayerColor);
+
+impl<'de> Deserialize<'de> for PlayerKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        let name = serde::de::value::StrDeserializer::<D::Error>::new(&name);
+        PlayerColor::deserialize(name).map(Self)
+    }
+}
+
+/// A map from players to `V` that refuses a player listed twice.
+fn player_map<'de, D, V>(deserializer: D) -> Result<BTreeMap<PlayerColor, V>, D::Error>
+where
+    D: Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct PlayerMap<V>(std::marker::PhantomData<V>);
+
+    impl<'de, V: Deserialize<'de>> Visitor<'de> for PlayerMap<V> {
+        type Value = BTreeMap<PlayerColor, V>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a map from player colours (blue, green, red, yellow)")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut players = BTreeMap::new();
+            while let Some(PlayerKey(player)) = map.next_key()? {
+                let value = map.next_value()?;
+                if players.insert(player, value).is_some() {
+                    return Err(A::Error::custom(format!("{player} is listed twice")));
+                }
+            }
+            Ok(players)
+        }
+    }
+
+    deserializer.deserialize_map(PlayerMap(std::marker::PhantomData))
 }
 
 /// Assigns the outer towers A, B, C in file order; `None` unless the towers are three outer
@@ -491,5 +584,137 @@ mod tests {
         assert!(error.path.starts_with("towers[0].top[0]"), "{error}");
         assert!(error.to_string().contains("orange"), "{error}");
         assert_eq!(error.line, 5);
+    }
+
+    fn problems(json: &str) -> String {
+        match TableSnapshot::from_json(json).map(|s| s.validate()) {
+            Ok(Ok(_)) => panic!("accepted:\n{json}"),
+            Ok(Err(error)) | Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn unknown_and_misspelt_keys_are_refused_with_their_place() {
+        for (from, to, expected) in [
+            (
+                "\"spellbooks\"",
+                "\"spelbooks\"",
+                "at spelbooks: unknown field `spelbooks`, expected one of",
+            ),
+            (
+                "{\"die\": {\"color\": \"yellow\"",
+                "{\"dice\": {\"color\": \"yellow\"",
+                "at towers[0].top[0].dice: unknown field `dice`, expected `die` or `meeple`",
+            ),
+            (
+                "\"completed_floors\": 0",
+                "\"completed_floors\": 0, \"floors\": 2",
+                "at towers[1].floors: unknown field `floors`",
+            ),
+            (
+                "\"rank\": \"master\"",
+                "\"rank\": \"master\", \"colour\": \"red\"",
+                "at towers[0].top[1].meeple.colour: unknown field `colour`",
+            ),
+        ] {
+            let json = EXAMPLE.replacen(from, to, 1);
+            assert_ne!(json, EXAMPLE, "{from}");
+            let text = problems(&json);
+            assert!(text.contains(expected), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_spell_space_out_of_range_names_its_place() {
+        let text = problems(&EXAMPLE.replace("\"red\": [1, 4]", "\"red\": [1, 7]"));
+        assert!(
+            text.contains("at spellbooks.red[1]: a spellbook has spaces 1 to 6, not 7"),
+            "{text}"
+        );
+        let text = problems(&EXAMPLE.replace("\"red\": 21,", "\"red\": 21, \"red\": 2,"));
+        assert!(text.contains("at prestige: Red is listed twice"), "{text}");
+    }
+
+    #[test]
+    fn the_round_must_exist_for_the_player_count() {
+        let snapshot = |round: &str| {
+            EXAMPLE.replace("\"prestige\"", &format!("\"round\": {round}, \"prestige\""))
+        };
+        let text = problems(&snapshot("12"));
+        assert!(
+            text.contains("round: a game of 3 players has rounds 1 to 9, not 12"),
+            "{text}"
+        );
+        assert!(problems(&snapshot("0")).contains("not 0"));
+        let two_players = EXAMPLE
+            .replace("[\"red\", \"green\", \"blue\"]", "[\"red\", \"green\"]")
+            .replace(", \"blue\": [6]", "")
+            .replace(", \"blue\": 19", "")
+            .replace("\"prestige\"", "\"round\": 9, \"prestige\"");
+        let text = problems(&two_players);
+        assert!(
+            text.contains("round: a game of 2 players has rounds 1 to 8, not 9"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_mana_pool_holds_one_die_per_finished_round() {
+        let mut snapshot = TableSnapshot::from_json(EXAMPLE).unwrap();
+        let die = Die::new(DieColor::Pink, crate::components::DieValue::ALL[2]);
+        snapshot.round = Some(4);
+        snapshot.mana_pool = vec![die; 3];
+        assert!(snapshot.validate().is_ok());
+        snapshot.mana_pool = vec![die; 5];
+        let text = snapshot.validate().unwrap_err().to_string();
+        assert!(
+            text.contains(
+                "mana_pool: in round 4, 3 rounds are finished and the mana pool holds one die for each, but the file lists 5"
+            ),
+            "{text}"
+        );
+        // The last round: 8 dice while it is played, 9 once the game is over.
+        snapshot.round = None;
+        for (dice, valid) in [(7, false), (8, true), (9, true), (10, false)] {
+            snapshot.mana_pool = vec![die; dice];
+            assert_eq!(snapshot.validate().is_ok(), valid, "{dice} dice");
+        }
+    }
+
+    #[test]
+    fn prestige_no_game_can_reach_is_refused_and_never_wraps() {
+        let text = problems(&EXAMPLE.replace("\"red\": 21", "\"red\": 4294967295"));
+        assert!(
+            text.contains(&format!(
+                "prestige.red: 4294967295 is more prestige than a game can give before its end (at most {MAX_PRESTIGE_DURING_PLAY})"
+            )),
+            "{text}"
+        );
+        let text = problems(&EXAMPLE.replace("\"red\": 21", "\"red\": 4294967296"));
+        assert!(text.contains("at prestige.red: invalid value"), "{text}");
+        // A table built in code is scored without wrapping.
+        let mut table = TableSnapshot::from_json(EXAMPLE)
+            .unwrap()
+            .validate()
+            .unwrap();
+        table.prestige.insert(PlayerColor::Red, u32::MAX);
+        let score = table.score();
+        assert_eq!(score.totals[&PlayerColor::Red], u32::MAX);
+        assert_eq!(score.winners, [PlayerColor::Red]);
+    }
+
+    #[test]
+    fn a_full_top_floor_needs_an_empty_stack() {
+        let full = EXAMPLE.replace(
+            "{ \"kind\": \"outer\", \"completed_floors\": 0, \"top\": [null, null, null] }",
+            r#"{ "kind": "outer", "completed_floors": 0, "top": [
+                 {"die": {"color": "blue", "value": 1}}, {"die": {"color": "blue", "value": 3}},
+                 {"meeple": {"player": "blue", "rank": "apprentice"}} ] }"#,
+        );
+        let text = problems(&full);
+        assert!(
+            text.contains("towers[1].top: a full top floor stays only once the floor stack has run out, after 14 completed floors, but the towers list 4"),
+            "{text}"
+        );
     }
 }

@@ -6,16 +6,24 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::components::{
-    APPRENTICES_PER_PLAYER, DICE_PER_COLOR, DiceCount, Die, DieColor, MEEPLES_PER_PLAYER, Meeple,
-    Pillar, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
+    APPRENTICES_PER_PLAYER, DICE_PER_COLOR, DiceCount, Die, DieColor, DieKinds, MEEPLES_PER_PLAYER,
+    Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
 };
-use crate::scoring::{FinalScore, ScoreEntry};
+use crate::scoring::{FinalScore, OUTER_FLOOR, ScoreEntry};
 use crate::snapshot::{Table, TowerTop};
 use crate::tiles::PillarBonus;
 use crate::tiles::{Restriction, Tile};
 
 /// Tiles in the floor stack of a standard game (18 tiles, 4 of them start the towers).
 pub const FLOOR_STACK_TILES: u8 = 14;
+
+/// More prestige than any player can earn before the end-of-game scoring: at most 32
+/// placements (4 a round for 8 rounds), each worth at most the level of its tower (a tower
+/// reaches level 15 at most: the first floor and the 14 tiles of the stack), and at most 18
+/// completed floors (14 that took a tile from the stack and 4 finished towers), each
+/// worth at most 6 to one player. A snapshot claiming more is refused.
+pub const MAX_PRESTIGE_DURING_PLAY: u32 =
+    32 * (1 + FLOOR_STACK_TILES as u32) + (FLOOR_STACK_TILES as u32 + 4) * OUTER_FLOOR.first;
 
 /// Rounds in a game: 9 with 3 players, 8 with 2 or 4.
 pub fn rounds_for(players: usize) -> u8 {
@@ -98,7 +106,7 @@ impl PlayerState {
 
     pub(crate) fn give(&mut self, rank: Rank) {
         match rank {
-            Rank::Apprentice => self.apprentices += 1,
+            Rank::Apprentice => self.apprentices = self.apprentices.saturating_add(1),
             Rank::Master => self.master = true,
         }
     }
@@ -112,7 +120,7 @@ impl PlayerState {
 }
 
 /// One tower: its level, its top floor and what lies buried below.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Tower {
     pub id: TowerId,
     /// The level of the top floor (first floor = 1).
@@ -126,6 +134,10 @@ pub struct Tower {
     pub foundation: Vec<Meeple>,
     /// Dice of completed floors, under the floors above.
     pub buried_dice: Vec<Die>,
+    /// The kinds of die the tile's colours and values allow, found when the tile is laid
+    /// (legal actions ask for them at every step).
+    #[serde(skip)]
+    allowed: DieKinds,
 }
 
 impl Tower {
@@ -133,12 +145,19 @@ impl Tower {
         Self {
             id,
             level: 1,
+            allowed: tile.restriction.kinds(),
             tile,
             pillars: [None; 3],
             finished: false,
             foundation: Vec::new(),
             buried_dice: Vec::new(),
         }
+    }
+
+    /// Lays `tile` as the top floor's tile; returns the tile it replaces.
+    pub(crate) fn lay(&mut self, tile: Arc<Tile>) -> Arc<Tile> {
+        self.allowed = tile.restriction.kinds();
+        std::mem::replace(&mut self.tile, tile)
     }
 
     /// The dice this floor accepts, or `None` for the central tower (any die).
@@ -171,6 +190,23 @@ impl Tower {
 
     pub fn dice(&self) -> impl Iterator<Item = Die> + '_ {
         self.pillars.iter().flatten().filter_map(|p| p.die)
+    }
+
+    /// The kinds of die the top floor takes now: none once it is finished or full; on an
+    /// outer floor, those its restriction allows (all different: no value already there).
+    pub(crate) fn accepts(&self) -> DieKinds {
+        if self.open_pillars().next().is_none() {
+            return DieKinds::NONE;
+        }
+        let Some(restriction) = self.restriction() else {
+            return DieKinds::ALL;
+        };
+        if !restriction.all_different {
+            return self.allowed;
+        }
+        self.dice().fold(self.allowed, |kinds, die| {
+            kinds.without(DieKinds::of(DieColor::ALL, [die.value]))
+        })
     }
 
     pub fn meeples(&self) -> impl Iterator<Item = Meeple> + '_ {
@@ -209,6 +245,9 @@ pub struct Turn {
     pub change: i8,
     /// The colour Metamorphosis gives the next placement.
     pub metamorphosis: Option<DieColor>,
+    /// The spellbook spaces, by [`SpellId::index`], that received a meeple this turn: it
+    /// can be cast from the player's next turn on (RULINGS.md, Spells).
+    pub arrived: [bool; 6],
 }
 
 impl Turn {
@@ -220,7 +259,13 @@ impl Turn {
             completed: Vec::new(),
             change: 0,
             metamorphosis: None,
+            arrived: [false; 6],
         }
+    }
+
+    /// Whether a meeple arrived on `spell`'s space this turn (and so cannot be cast yet).
+    pub fn arrived_this_turn(&self, spell: SpellId) -> bool {
+        self.arrived[spell.index()]
     }
 }
 
@@ -234,8 +279,8 @@ pub enum Phase {
 }
 
 /// A valid game in progress. The only ways to get one are [`crate::GameSetup::start`] and
-/// [`GameState::play`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// [`GameState::play`] (so it is written out, but never read back: a record is).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct GameState {
     pub(crate) players: Vec<PlayerState>,
     pub(crate) rounds: u8,
@@ -397,7 +442,7 @@ impl GameState {
     pub fn table(&self) -> Table {
         Table {
             players: self.players.iter().map(|p| p.color).collect(),
-            towers: self.towers.clone().map(|t| TowerTop {
+            towers: self.towers.each_ref().map(|t| TowerTop {
                 level: t.level,
                 pillars: t.pillars,
             }),

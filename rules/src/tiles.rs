@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::components::{Die, DieColor, DieValue, PillarIndex};
+use crate::components::{Die, DieColor, DieKinds, DieValue, PillarIndex};
 use crate::format::{FormatError, check_header, parse_json};
 
 /// What a pillar gives the player who fills it with a die.
@@ -56,6 +56,7 @@ impl fmt::Display for PillarBonus {
 /// The dice an outer floor accepts: colour in a set, value in a set, and optionally all
 /// values on the floor different.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Restriction {
     #[serde(default = "all_colors")]
     pub colors: BTreeSet<DieColor>,
@@ -89,6 +90,11 @@ impl Restriction {
 
     pub fn allows_value(&self, value: DieValue) -> bool {
         self.values.contains(&value)
+    }
+
+    /// The kinds of die the colours and values allow (the all-different rule aside).
+    pub(crate) fn kinds(&self) -> DieKinds {
+        DieKinds::of(self.colors.iter().copied(), self.values.iter().copied())
     }
 
     /// Whether `die` may join a floor that already holds `on_floor`.
@@ -142,6 +148,7 @@ impl fmt::Display for Restriction {
 /// One floor tile: side A (an outer floor) has a restriction and three pillar bonuses;
 /// side B (the central tower's ceiling) takes any die and gives a spell on every pillar.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Tile {
     pub id: String,
     #[serde(default)]
@@ -188,6 +195,7 @@ impl Tile {
 
 /// The tile catalogue file: every tile a game can use.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TileCatalogue {
     pub format: String,
     pub version: u32,
@@ -339,5 +347,19 @@ mod tests {
         let text = error.to_string();
         assert!(text.contains("tiles[0].restriction.values"), "{text}");
         assert!(text.contains("not 7"), "{text}");
+    }
+
+    #[test]
+    fn an_unknown_key_names_its_place_in_the_file() {
+        let json = r#"{"format":"tablesight-tiles","version":1,"tiles":[
+            {"id":"x","restriction":{"colours":["pink"]}}]}"#;
+        let Err(CatalogueError::Format(error)) = TileCatalogue::from_json(json) else {
+            panic!("a misspelt key was accepted");
+        };
+        let text = error.to_string();
+        assert!(
+            text.contains("at tiles[0].restriction.colours: unknown field `colours`"),
+            "{text}"
+        );
     }
 }

@@ -114,6 +114,29 @@ pub enum Violation {
     FloorNotEmpty {
         tower: TowerId,
     },
+    StartingTile {
+        tower: TowerId,
+    },
+    SpellJustArrived {
+        player: PlayerColor,
+        spell: SpellId,
+    },
+    /// Change by `delta` (the total of this turn's Change spells) fits no die on the table.
+    ChangeFitsNoDie {
+        delta: i8,
+    },
+    MetamorphosisChangesNothing {
+        color: DieColor,
+    },
+    /// Exchange or Permutation would swap `die` with an identical die.
+    SwapChangesNothing {
+        spell: SpellId,
+        die: Die,
+    },
+    SpellPreventsPlacement {
+        player: PlayerColor,
+        spell: SpellId,
+    },
 }
 
 impl Violation {
@@ -184,8 +207,17 @@ impl Violation {
             RecallNotNeeded { .. } => {
                 "A meeple is taken back from the spellbook without its effect only when the reserve is empty."
             }
-            TileNotInStack { .. } | FloorNotEmpty { .. } => {
-                "A completed floor gets the next tile from the stack; it can be named until a die or meeple stands on it."
+            TileNotInStack { .. } | FloorNotEmpty { .. } | StartingTile { .. } => {
+                "A completed floor gets the next tile from the stack; it can be named until a die or meeple stands on it. The first floors are the starting tiles."
+            }
+            SpellJustArrived { .. } => {
+                "A meeple put on a spellbook space during a turn can be cast from that player's next turn on (\"at any point in their future turns\")."
+            }
+            ChangeFitsNoDie { .. }
+            | MetamorphosisChangesNothing { .. }
+            | SwapChangesNothing { .. }
+            | SpellPreventsPlacement { .. } => {
+                "A spell that can change nothing cannot be cast: a spell is never a way to avoid placing. Each player places one die per turn while a placement is possible."
             }
         }
     }
@@ -346,6 +378,36 @@ impl fmt::Display for Violation {
             FloorNotEmpty { tower } => write!(
                 f,
                 "The top floor of {tower} already holds dice or meeples; its tile can no longer be changed."
+            ),
+            StartingTile { tower } => write!(
+                f,
+                "The first floor of {tower} is a starting tile laid at set-up; only a tile drawn from the stack for a new floor can be named."
+            ),
+            SpellJustArrived { player, spell } => write!(
+                f,
+                "{player}'s meeple arrived on {spell} this turn; it can be cast from {player}'s next turn on."
+            ),
+            ChangeFitsNoDie { delta } => write!(
+                f,
+                "Change cannot act: no die on the table can show {} (a die shows 1 to 6 and does not wrap around), and a spell that can change nothing cannot be cast.",
+                match delta {
+                    1 => "one more".to_owned(),
+                    -1 => "one less".to_owned(),
+                    _ => format!("{delta:+}"),
+                }
+            ),
+            MetamorphosisChangesNothing { color } => write!(
+                f,
+                "Metamorphosis to {color} changes nothing: every die on the table already counts as {color}, and a spell that can change nothing cannot be cast."
+            ),
+            SwapChangesNothing { spell, die } => write!(
+                f,
+                "{spell} would swap the {die} with an identical {die}: a spell that can change nothing cannot be cast."
+            ),
+            SpellPreventsPlacement { player, spell } => write!(
+                f,
+                "{player} can place a die now, and after this {} could not: a spell is never a way to avoid placing.",
+                spell.name()
             ),
             RecallNotNeeded { player } => write!(
                 f,

@@ -11,11 +11,13 @@ use vision::{DiceReader, Reading, read_rgb};
 // Floors a little under what the committed models measure on these fixtures (the figures of
 // `tablesight eval tests/fixtures/reader/real`): a worse model, a broken crop rule or a
 // wrong resize fails them. The model card's figures come from the larger held-out sets.
-const FOUND_REAL: f64 = 0.7;
-const RIGHT_REAL: f64 = 0.45;
-const RIGHT_RENDERED: f64 = 0.5;
+// (found 84 %, read right 63 %, 0.27 false items per die on the real fixtures; 58 % of the
+// rendered dice and 65 % of the rendered meeples read right).
+const FOUND_REAL: f64 = 0.8;
+const RIGHT_REAL: f64 = 0.58;
+const RIGHT_RENDERED: f64 = 0.55;
 /// False items per real die, at most.
-const FALSE_REAL: f64 = 0.55;
+const FALSE_REAL: f64 = 0.32;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/reader")
@@ -27,7 +29,10 @@ fn yolo_dice(label: &Path, width: f32, height: f32) -> Vec<(u8, [f32; 2], f32)> 
         .unwrap()
         .lines()
         .map(|line| {
-            let f: Vec<f32> = line.split_whitespace().map(|v| v.parse().unwrap()).collect();
+            let f: Vec<f32> = line
+                .split_whitespace()
+                .map(|v| v.parse().unwrap())
+                .collect();
             (
                 f[0] as u8 + 1,
                 [f[1] * width, f[2] * height],
@@ -44,7 +49,10 @@ fn found_and_right(reading: &Reading, dice: &[(u8, [f32; 2], f32)]) -> (usize, u
     let (mut found, mut right) = (0, 0);
     for (value, centre, side) in dice {
         let hit = reading.dice.iter().enumerate().find(|(i, d)| {
-            let c = [(d.box_px[0] + d.box_px[2]) / 2.0, (d.box_px[1] + d.box_px[3]) / 2.0];
+            let c = [
+                (d.box_px[0] + d.box_px[2]) / 2.0,
+                (d.box_px[1] + d.box_px[3]) / 2.0,
+            ];
             !taken[*i] && (c[0] - centre[0]).hypot(c[1] - centre[1]) <= side / 2.0
         });
         if let Some((i, die)) = hit {
@@ -98,13 +106,22 @@ fn rendered_frames_are_read_die_by_die_and_meeple_by_meeple() {
     let (mut dice_total, mut dice_right, mut meeples_total, mut meeples_right) = (0, 0, 0, 0);
     for stem in ["scene-720p-0", "scene-720p-1"] {
         let image = read_rgb(&fixtures().join(format!("{stem}.jpg"))).unwrap();
-        let labels: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(fixtures().join(format!("{stem}.json"))).unwrap())
-                .unwrap();
+        let labels: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(fixtures().join(format!("{stem}.json"))).unwrap(),
+        )
+        .unwrap();
         let reading = reader.read(&image).unwrap();
         let centre = |b: &serde_json::Value| {
-            let b: Vec<f32> = b.as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect();
-            ([(b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0], (b[2] - b[0]).max(b[3] - b[1]))
+            let b: Vec<f32> = b
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap() as f32)
+                .collect();
+            (
+                [(b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0],
+                (b[2] - b[0]).max(b[3] - b[1]),
+            )
         };
         for die in labels["dice"].as_array().unwrap() {
             if die["visible"].as_f64().unwrap() < 0.9 {
@@ -113,7 +130,10 @@ fn rendered_frames_are_read_die_by_die_and_meeple_by_meeple() {
             dice_total += 1;
             let (c, side) = centre(&die["box_px"]);
             dice_right += usize::from(reading.dice.iter().any(|d| {
-                let dc = [(d.box_px[0] + d.box_px[2]) / 2.0, (d.box_px[1] + d.box_px[3]) / 2.0];
+                let dc = [
+                    (d.box_px[0] + d.box_px[2]) / 2.0,
+                    (d.box_px[1] + d.box_px[3]) / 2.0,
+                ];
                 (dc[0] - c[0]).hypot(dc[1] - c[1]) <= side / 2.0
                     && u64::from(d.value) == die["die"]["value"].as_u64().unwrap()
                     && d.color.name() == die["die"]["color"].as_str().unwrap()
@@ -126,7 +146,10 @@ fn rendered_frames_are_read_die_by_die_and_meeple_by_meeple() {
             meeples_total += 1;
             let (c, side) = centre(&meeple["box_px"]);
             meeples_right += usize::from(reading.meeples.iter().any(|m| {
-                let mc = [(m.box_px[0] + m.box_px[2]) / 2.0, (m.box_px[1] + m.box_px[3]) / 2.0];
+                let mc = [
+                    (m.box_px[0] + m.box_px[2]) / 2.0,
+                    (m.box_px[1] + m.box_px[3]) / 2.0,
+                ];
                 (mc[0] - c[0]).hypot(mc[1] - c[1]) <= side / 2.0
                     && m.player.name() == meeple["meeple"]["player"].as_str().unwrap()
                     && serde_json::to_value(m.rank).unwrap() == meeple["meeple"]["rank"]
@@ -134,7 +157,10 @@ fn rendered_frames_are_read_die_by_die_and_meeple_by_meeple() {
         }
     }
     println!("dice {dice_right}/{dice_total}, meeples {meeples_right}/{meeples_total} read right");
-    assert!(dice_total >= 10 && meeples_total >= 10, "the rendered fixtures are too sparse");
+    assert!(
+        dice_total >= 10 && meeples_total >= 10,
+        "the rendered fixtures are too sparse"
+    );
     assert!(dice_right as f64 >= RIGHT_RENDERED * dice_total as f64);
     assert!(meeples_right as f64 >= RIGHT_RENDERED * meeples_total as f64);
 }
