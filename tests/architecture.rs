@@ -5,7 +5,9 @@
 //! calibration  -> nothing of ours
 //! vision       -> calibration (never rules)
 //! synth        -> rules, calibration (never vision: rendered frames reach the reader as files)
-//! app          -> rules, vision, calibration, synth
+//! referee      -> rules (vision and calibration when the camera path comes; never synth, the
+//!                 app or a GUI: it takes observations and gives actions, flags, desyncs)
+//! app          -> rules, vision, calibration, synth, referee
 //! ```
 
 // A test that cannot read its fixtures should fail loudly; helpers unwrap like tests do.
@@ -66,10 +68,22 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         &[
             "tablesight",
             "tablesight-vision",
+            "tablesight-referee",
             "egui*",
             "eframe",
             "tract*",
             "nokhwa*",
+            "winit",
+            "wgpu*",
+        ],
+    ),
+    (
+        "tablesight-referee",
+        &[
+            "tablesight",
+            "tablesight-synth",
+            "egui*",
+            "eframe",
             "winit",
             "wgpu*",
         ],
@@ -174,8 +188,10 @@ fn the_app_is_the_one_place_that_knows_all_three() {
         "tablesight-rules",
         "tablesight-vision",
         "tablesight-calibration",
+        "tablesight-referee",
     ] {
         assert!(deps.contains(layer), "the app does not depend on {layer}");
     }
     assert!(dependencies_of("tablesight-vision").contains("tablesight-calibration"));
+    assert!(dependencies_of("tablesight-referee").contains("tablesight-rules"));
 }

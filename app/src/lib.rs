@@ -13,6 +13,7 @@ pub mod new_game;
 mod paint;
 mod players;
 pub mod reader_cli;
+pub mod referee_cli;
 mod scores;
 pub mod session;
 pub mod synth_cli;

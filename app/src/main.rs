@@ -8,7 +8,7 @@ use rules::PlayerColor;
 
 use std::io::Write;
 
-use tablesight::{calibration_cli, cli, reader_cli, synth_cli};
+use tablesight::{calibration_cli, cli, reader_cli, referee_cli, synth_cli};
 
 #[derive(Parser)]
 #[command(
@@ -130,6 +130,32 @@ enum Command {
         #[arg(long)]
         models: Option<PathBuf>,
     },
+    /// Referees a recorded game headless: confirmed actions, illegal moves, desyncs.
+    Referee {
+        /// A folder written by `tablesight synth game` (frames and labels.jsonl).
+        frames: PathBuf,
+        /// A game record: only its set-up is used (players, first player, tiles, stack).
+        #[arg(long)]
+        setup: PathBuf,
+        /// A game journal to write (and to resume from when it exists): a game record for
+        /// `tablesight replay`, with the referee's notes beside it in FILE.referee.json.
+        #[arg(long)]
+        journal: Option<PathBuf>,
+        #[arg(long)]
+        tiles: Option<PathBuf>,
+        /// Read the frames' true labels instead of the reader (required for now).
+        #[arg(long)]
+        oracle: bool,
+        /// Frames a second of the recording.
+        #[arg(long, default_value_t = 15.0)]
+        fps: f64,
+        /// Frames in a row a reading must hold, with no hand over the table, to count.
+        #[arg(long, default_value_t = 3)]
+        settle_frames: u32,
+        /// Print one JSON object: actions, flags, desyncs, notes, prestige.
+        #[arg(long)]
+        json: bool,
+    },
     /// Renders the synthetic table: training scenes or whole games, with exact labels.
     #[command(subcommand)]
     Synth(SynthCommand),
@@ -249,6 +275,28 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             },
         ),
         Command::Eval { dir, json, models } => reader_cli::eval(out, &dir, models.as_deref(), json),
+        Command::Referee {
+            frames,
+            setup,
+            journal,
+            tiles,
+            oracle,
+            fps,
+            settle_frames,
+            json,
+        } => referee_cli::referee(
+            out,
+            &referee_cli::RefereeOptions {
+                frames: &frames,
+                setup: &setup,
+                journal: journal.as_deref(),
+                tiles: tiles.as_deref(),
+                json,
+                oracle,
+                fps,
+                settle_frames,
+            },
+        ),
         Command::Synth(SynthCommand::Scenes {
             out: dir,
             seed,

@@ -197,9 +197,8 @@ fn annotated(image: &RgbImage, reading: &Reading) -> Result<RgbImage> {
         let alpha = u16::from(over.alpha());
         // tiny-skia keeps premultiplied colour.
         let over = [over.red(), over.green(), over.blue()];
-        for c in 0..3 {
-            pixel.0[c] =
-                (u16::from(over[c]) + u16::from(pixel.0[c]) * (255 - alpha) / 255).min(255) as u8;
+        for (channel, over) in pixel.0.iter_mut().zip(over) {
+            *channel = (u16::from(over) + u16::from(*channel) * (255 - alpha) / 255).min(255) as u8;
         }
     }
     Ok(out)
@@ -447,7 +446,7 @@ pub fn eval(
         let picture_errors = score_picture(&picture.truths, &reading, &mut figures);
         errors.push((picture.path.display().to_string(), picture_errors));
     }
-    errors.sort_by(|a, b| b.1.cmp(&a.1));
+    errors.sort_by_key(|e| std::cmp::Reverse(e.1));
     figures.worst = errors.into_iter().filter(|e| e.1 > 0).take(10).collect();
     figures.ms_per_picture = seconds * 1000.0 / figures.pictures as f64;
     if as_json {
@@ -458,38 +457,51 @@ pub fn eval(
     Ok(Outcome::Ok)
 }
 
+/// One reading as the scoring sees it.
+struct Prediction<'a> {
+    is_die: bool,
+    confidence: f32,
+    at: [f32; 2],
+    /// Value and colour of a die; player index and rank of a meeple.
+    read: (u8, String),
+    uncertain: bool,
+    place: Option<&'a MatPlace>,
+}
+
 /// Adds one picture to the figures; returns its misses, misreadings and false items.
 fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> usize {
-    // (is_die, confidence, centre, what was read, uncertain, place)
-    let mut predictions: Vec<(bool, f32, [f32; 2], (u8, String), bool, Option<&MatPlace>)> =
-        reading
-            .dice
-            .iter()
-            .map(|d| {
-                (
-                    true,
-                    d.confidence,
-                    centre(d.box_px),
-                    (d.value, d.color.name().to_owned()),
-                    d.uncertain,
-                    d.place.as_ref(),
-                )
-            })
-            .chain(reading.meeples.iter().map(|m| {
-                (
-                    false,
-                    m.confidence,
-                    centre(m.box_px),
-                    (m.player as u8, format!("{:?}", m.rank).to_lowercase()),
-                    m.uncertain,
-                    m.place.as_ref(),
-                )
-            }))
-            .collect();
-    predictions.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut predictions: Vec<Prediction> = reading
+        .dice
+        .iter()
+        .map(|d| Prediction {
+            is_die: true,
+            confidence: d.confidence,
+            at: centre(d.box_px),
+            read: (d.value, d.color.name().to_owned()),
+            uncertain: d.uncertain,
+            place: d.place.as_ref(),
+        })
+        .chain(reading.meeples.iter().map(|m| Prediction {
+            is_die: false,
+            confidence: m.confidence,
+            at: centre(m.box_px),
+            read: (m.player as u8, format!("{:?}", m.rank).to_lowercase()),
+            uncertain: m.uncertain,
+            place: m.place.as_ref(),
+        }))
+        .collect();
+    predictions.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
     let mut taken = vec![false; truths.len()];
     let mut errors = 0;
-    for (is_die, _, at, read, uncertain, place) in &predictions {
+    for Prediction {
+        is_die,
+        at,
+        read,
+        uncertain,
+        place,
+        ..
+    } in &predictions
+    {
         let nearest = truths
             .iter()
             .enumerate()

@@ -3,8 +3,8 @@
 //! with their meeples, and each player's reserve.
 
 use calibration::places::{
-    BOARD_MM, PILLAR_RADIUS_MM, board_center, floor_top_mm, pillar_angle, pillar_point, reserve_point,
-    spell_slots,
+    BOARD_MM, PILLAR_RADIUS_MM, board_center, floor_top_mm, pillar_angle, pillar_point,
+    reserve_point, spell_slots,
 };
 use calibration::{MatLayout, TablePoint};
 use rand::{Rng, SeedableRng};

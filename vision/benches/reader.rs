@@ -12,8 +12,12 @@ use image::imageops::FilterType;
 use vision::{DiceReader, read_rgb};
 
 fn fixture(name: &str) -> image::RgbImage {
-    read_rgb(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/reader").join(name))
-        .unwrap()
+    read_rgb(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/reader")
+            .join(name),
+    )
+    .unwrap()
 }
 
 fn reader(c: &mut Criterion) {

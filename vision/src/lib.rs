@@ -9,6 +9,6 @@ pub use error::VisionError;
 pub use frame::{gray_from_image, read_gray, read_rgb};
 pub use places::TableGeometry;
 pub use reader::{
-    DiceReader, DieColor, DieReading, Found, MeepleColor, MeepleRank, MeepleReading, Reading,
-    ReaderSettings,
+    DiceReader, DieColor, DieReading, Found, MeepleColor, MeepleRank, MeepleReading,
+    ReaderSettings, Reading,
 };

@@ -5,9 +5,7 @@
 
 use std::collections::HashMap;
 
-use calibration::places::{
-    PILLAR_RADIUS_MM, distance, flat_place, floor_top_mm, nearest_pillar,
-};
+use calibration::places::{PILLAR_RADIUS_MM, distance, flat_place, floor_top_mm, nearest_pillar};
 use calibration::quality::{DIE_SIZE_MM, TOP_FLOOR};
 use calibration::{Camera, MatLayout, MatPlace, ZoneKind};
 
@@ -42,7 +40,10 @@ impl TableGeometry {
         }
         for meeple in &mut reading.meeples {
             // A meeple's feet: on the floor, or on the die of its pillar.
-            let feet = [(meeple.box_px[0] + meeple.box_px[2]) / 2.0, meeple.box_px[3]];
+            let feet = [
+                (meeple.box_px[0] + meeple.box_px[2]) / 2.0,
+                meeple.box_px[3],
+            ];
             meeple.place = self.place_of(feet.map(f64::from), 0.0, &[DIE_SIZE_MM]);
         }
     }
@@ -51,7 +52,12 @@ impl TableGeometry {
     /// it may also stand `raised_mm` higher (a meeple on a die).
     fn place_of(&self, pixel: [f64; 2], height_mm: f64, raised_mm: &[f64]) -> Option<MatPlace> {
         let mut best: Option<(f64, MatPlace)> = None;
-        for zone in self.layout.zones.iter().filter(|z| z.kind == ZoneKind::Tower) {
+        for zone in self
+            .layout
+            .zones
+            .iter()
+            .filter(|z| z.kind == ZoneKind::Tower)
+        {
             let levels: Vec<u8> = match self.tower_levels.get(&zone.name) {
                 Some(&level) => vec![level],
                 None => (1..=TOP_FLOOR).collect(),
@@ -94,9 +100,9 @@ fn centre(b: BoxPx) -> [f64; 2] {
 
 #[cfg(test)]
 mod tests {
+    use calibration::nalgebra::Point3;
     use calibration::places::{pillar_point, spell_slots};
     use calibration::{Intrinsics, TablePoint};
-    use calibration::nalgebra::Point3;
 
     use super::*;
     use crate::reader::{DieColor, DieReading, MeepleColor, MeepleRank, MeepleReading};
@@ -111,7 +117,10 @@ mod tests {
     }
 
     fn die_at(geometry: &TableGeometry, point: TablePoint) -> DieReading {
-        let p = geometry.camera.project(point.at_height(point.height_mm + 8.0)).unwrap();
+        let p = geometry
+            .camera
+            .project(point.at_height(point.height_mm + 8.0))
+            .unwrap();
         let (x, y) = (p.x as f32, p.y as f32);
         DieReading {
             color: DieColor::Blue,
@@ -145,12 +154,19 @@ mod tests {
             }
         }
         let roll = layout.zone("roll-area").unwrap().center_mm;
-        reading.dice.push(die_at(&geometry, TablePoint::on_mat(roll[0] + 20.0, roll[1])));
+        reading.dice.push(die_at(
+            &geometry,
+            TablePoint::on_mat(roll[0] + 20.0, roll[1]),
+        ));
         expected.push(Some(MatPlace::RollArea));
         let pool = layout.zone("mana-pool").unwrap().center_mm;
-        reading.dice.push(die_at(&geometry, TablePoint::on_mat(pool[0], pool[1])));
+        reading
+            .dice
+            .push(die_at(&geometry, TablePoint::on_mat(pool[0], pool[1])));
         expected.push(Some(MatPlace::ManaPool));
-        reading.dice.push(die_at(&geometry, TablePoint::on_mat(20.0, 20.0)));
+        reading
+            .dice
+            .push(die_at(&geometry, TablePoint::on_mat(20.0, 20.0)));
         expected.push(None);
 
         // The level is searched when unknown, and taken as given when known.

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use calibration::MatPlace;
 use fast_image_resize::images::{Image, ImageRef};
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
-use calibration::MatPlace;
 use image::RgbImage;
 use serde::Serialize;
 use tract_onnx::prelude::*;
@@ -245,7 +245,11 @@ impl DiceReader {
         reader: &[u8],
         reader_name: &str,
     ) -> Result<DiceReader, VisionError> {
-        let reader_plan = optimised(reader, reader_name, [READER_BATCH, 3, READER_PX as usize, READER_PX as usize])?;
+        let reader_plan = optimised(
+            reader,
+            reader_name,
+            [READER_BATCH, 3, READER_PX as usize, READER_PX as usize],
+        )?;
         check_output(&reader_plan, reader_name, &[READER_BATCH, READER_OUTPUTS])?;
         let mut dice_reader = DiceReader {
             finder_onnx: finder.to_vec(),
@@ -277,7 +281,12 @@ impl DiceReader {
         check_output(
             &plan,
             &self.finder_name,
-            &[1, FINDER_CHANNELS, (height / stride) as usize, (width / stride) as usize],
+            &[
+                1,
+                FINDER_CHANNELS,
+                (height / stride) as usize,
+                (width / stride) as usize,
+            ],
         )?;
         self.finder_plans.insert((width, height), plan.clone());
         Ok(plan)
@@ -294,8 +303,13 @@ impl DiceReader {
         let (width, height) = finder_size(image.width(), image.height());
         let plan = self.finder_plan(width, height)?;
         self.shrunk.resize((width * height * 3) as usize, 0);
-        let source = ImageRef::new(image.width(), image.height(), image.as_raw(), PixelType::U8x3)
-            .map_err(|e| model_error(&self.finder_name, e))?;
+        let source = ImageRef::new(
+            image.width(),
+            image.height(),
+            image.as_raw(),
+            PixelType::U8x3,
+        )
+        .map_err(|e| model_error(&self.finder_name, e))?;
         let mut shrunk = Image::from_slice_u8(width, height, &mut self.shrunk, PixelType::U8x3)
             .map_err(|e| model_error(&self.finder_name, e))?;
         self.resizer
@@ -347,7 +361,11 @@ impl DiceReader {
     }
 
     /// The reader over given places (found by the finder, or known from a calibration).
-    pub fn read_found(&mut self, image: &RgbImage, found: &[Found]) -> Result<Reading, VisionError> {
+    pub fn read_found(
+        &mut self,
+        image: &RgbImage,
+        found: &[Found],
+    ) -> Result<Reading, VisionError> {
         let mut reading = Reading {
             width: image.width(),
             height: image.height(),
@@ -472,7 +490,10 @@ fn without_duplicates<T>(mut items: Vec<T>, key: impl Fn(&T) -> (BoxPx, f32)) ->
         let (b, _) = key(&item);
         let duplicate = kept.iter().any(|k| {
             let (a, _) = key(k);
-            let side = (a[2] - a[0]).max(a[3] - a[1]).max(b[2] - b[0]).max(b[3] - b[1]);
+            let side = (a[2] - a[0])
+                .max(a[3] - a[1])
+                .max(b[2] - b[0])
+                .max(b[3] - b[1]);
             let dx = (a[0] + a[2] - b[0] - b[2]) / 2.0;
             let dy = (a[1] + a[3] - b[1] - b[3]) / 2.0;
             dx.hypot(dy) < side / 2.0
@@ -541,7 +562,9 @@ fn check_output(plan: &Plan, name: &str, expected: &[usize]) -> Result<(), Visio
         .first()
         .copied()
         .ok_or_else(|| model_error(name, "the model has no output"))?;
-    let fact = model.outlet_fact(outlet).map_err(|e| model_error(name, e))?;
+    let fact = model
+        .outlet_fact(outlet)
+        .map_err(|e| model_error(name, e))?;
     let shape: Option<Vec<usize>> = fact.shape.as_concrete().map(<[usize]>::to_vec);
     if shape.as_deref() != Some(expected) {
         return Err(model_error(

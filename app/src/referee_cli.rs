@@ -1,0 +1,371 @@
+//! `tablesight referee FRAMES --setup FILE [--journal FILE] [--json] --oracle`: referees a
+//! recorded game headless, frame by frame, and prints the confirmed actions, the flags, the
+//! desyncs and the prestige.
+//!
+//! FRAMES is a folder written by `tablesight synth game`. With `--oracle` the referee reads
+//! each frame's true labels (`labels.jsonl`: the dice and meeples with their places, and the
+//! hands in view) instead of the reader; it never reads the labels' `truth` nor `game.json`
+//! (the answer). `--setup` takes a game record and uses only its set-up.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use referee::{
+    JournalWriter, Observation, Place, Referee, RefereeEvent, RefereeSettings, SeenDie, SeenMeeple,
+    SettleRule, Zone,
+};
+use rules::{GameSetup, PillarIndex};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::cli::{Outcome, catalogue};
+
+pub struct RefereeOptions<'a> {
+    pub frames: &'a Path,
+    pub setup: &'a Path,
+    pub journal: Option<&'a Path>,
+    pub tiles: Option<&'a Path>,
+    pub json: bool,
+    pub oracle: bool,
+    /// Frames a second of the recording.
+    pub fps: f64,
+    /// Frames in a row a reading must hold, with no hand over the table, to count as settled.
+    pub settle_frames: u32,
+}
+
+/// Only the set-up of a game record: its actions are never read.
+#[derive(Deserialize)]
+struct SetupOnly {
+    setup: GameSetup,
+}
+
+/// What the oracle takes from one line of `labels.jsonl`. The labels' `truth` (the game
+/// state the frame shows) is not a field here: serde skips it unread.
+#[derive(Deserialize)]
+struct OracleFrame {
+    dice: Vec<synth::DieLabel>,
+    meeples: Vec<synth::MeepleLabel>,
+    hands: usize,
+}
+
+/// A synthetic label's place in the referee's words.
+fn place_of(place: synth::Place) -> Result<Place> {
+    Ok(match place {
+        synth::Place::Tower {
+            tower,
+            level,
+            pillar,
+            buried,
+        } => Place::Tower {
+            tower,
+            level,
+            pillar: PillarIndex::try_from(pillar).map_err(anyhow::Error::msg)?,
+            buried,
+        },
+        synth::Place::RollArea => Place::RollArea,
+        synth::Place::ManaPool => Place::ManaPool,
+        synth::Place::Spellbook { player, spell } => Place::Spellbook { player, spell },
+        synth::Place::Reserve { player } => Place::Reserve { player },
+        synth::Place::InHand => Place::Elsewhere,
+    })
+}
+
+/// One frame of the oracle: every labelled die and meeple (a label is the truth: certain),
+/// and the whole table covered while a hand is in view.
+fn observation_of(frame: u64, fps: f64, labels: &OracleFrame) -> Result<Observation> {
+    let mut observation = Observation {
+        frame,
+        time_s: frame as f64 / fps,
+        ..Observation::default()
+    };
+    for label in &labels.dice {
+        observation.dice.push(SeenDie {
+            die: label.die,
+            place: place_of(label.place)?,
+            confidence: 1.0,
+            uncertain: false,
+        });
+    }
+    for label in &labels.meeples {
+        observation.meeples.push(SeenMeeple {
+            meeple: label.meeple,
+            place: place_of(label.place)?,
+            confidence: 1.0,
+            uncertain: false,
+        });
+    }
+    if labels.hands > 0 {
+        observation.covered.push(Zone::Table);
+    }
+    Ok(observation)
+}
+
+/// The notes file beside a journal.
+pub fn notes_path(journal: &Path) -> PathBuf {
+    let mut name = journal.as_os_str().to_owned();
+    name.push(".referee.json");
+    PathBuf::from(name)
+}
+
+/// Writes `text` to `path` durably: to a file beside it, flushed to the disk, renamed over
+/// `path`, the folder flushed too. A crash leaves the old file or the new one, never half.
+fn write_durably(path: &Path, text: &str) -> Result<()> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    let mut file =
+        File::create(&partial).with_context(|| format!("cannot write {}", partial.display()))?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&partial, path)
+        .with_context(|| format!("cannot replace {}", path.display()))?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Ok(dir) = File::open(dir.unwrap_or(Path::new("."))) {
+        // Not every system can flush a folder; the rename is done either way.
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+struct Journal<'a> {
+    path: &'a Path,
+    writer: JournalWriter,
+}
+
+impl Journal<'_> {
+    fn write(&mut self, referee: &Referee) -> Result<()> {
+        let files = self.writer.next(referee.journal_notes(), referee.record());
+        write_durably(&notes_path(self.path), &files.notes_json)?;
+        if let Some(record) = files.record_json {
+            write_durably(self.path, &record)?;
+        }
+        Ok(())
+    }
+}
+
+pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Outcome> {
+    if !options.oracle {
+        bail!(
+            "`tablesight referee` reads the frames' true labels for now: add --oracle (the reader path, from the pixels, is not built yet)"
+        );
+    }
+    let labels_path = options.frames.join("labels.jsonl");
+    if !labels_path.is_file() {
+        bail!(
+            "{} has no labels.jsonl: FRAMES is a folder written by `tablesight synth game`",
+            options.frames.display()
+        );
+    }
+    let catalogue = catalogue(options.tiles)?;
+    let text = std::fs::read_to_string(options.setup)
+        .with_context(|| format!("cannot read {}", options.setup.display()))?;
+    let setup = serde_json::from_str::<SetupOnly>(&text)
+        .with_context(|| {
+            format!(
+                "{} is not a game record with a set-up",
+                options.setup.display()
+            )
+        })?
+        .setup;
+    let settings = RefereeSettings {
+        settle: SettleRule {
+            frames: options.settle_frames,
+            ..SettleRule::default()
+        },
+        ..RefereeSettings::default()
+    };
+    let (mut referee, mut journal) = open(options, &setup, &catalogue, settings)?;
+    let resume_from = referee.resume_after().map_or(0, |f| f + 1);
+    if resume_from > 0 {
+        eprintln!(
+            "resuming from frame {resume_from}: {} actions confirmed",
+            referee.record().actions.len()
+        );
+    }
+    let reader = BufReader::new(
+        File::open(&labels_path)
+            .with_context(|| format!("cannot read {}", labels_path.display()))?,
+    );
+    let started = Instant::now();
+    let mut frames = 0u64;
+    for (index, line) in reader.lines().enumerate() {
+        let frame = index as u64;
+        let line = line.with_context(|| format!("cannot read {}", labels_path.display()))?;
+        frames = frame + 1;
+        if frame < resume_from || line.trim().is_empty() {
+            continue;
+        }
+        let labels: OracleFrame = serde_json::from_str(&line)
+            .with_context(|| format!("{} line {}", labels_path.display(), index + 1))?;
+        let observation = observation_of(frame, options.fps, &labels)?;
+        let events = referee.observe(&observation);
+        if events.is_empty() {
+            continue;
+        }
+        if let Some(journal) = &mut journal {
+            journal.write(&referee)?;
+        }
+        if !options.json {
+            for event in &events {
+                write_event(out, &referee, event)?;
+            }
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let state = referee.state();
+    let prestige: BTreeMap<_, _> = state
+        .players()
+        .iter()
+        .map(|p| (p.color, p.prestige))
+        .collect();
+    if options.json {
+        let output = json!({
+            "frames": frames,
+            "actions": referee.record().actions,
+            "overridden": referee.record().overridden,
+            "confirmed_at": referee.confirmed_at(),
+            "flags": referee.flags(),
+            "desyncs": referee.desyncs(),
+            "notes": referee.notes(),
+            "undecided": referee.undecided(),
+            "over": state.is_over(),
+            "prestige": prestige,
+            "final_score": state.final_score(),
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&output)?)?;
+    } else {
+        writeln!(
+            out,
+            "{frames} frames: {} actions confirmed, {} illegal moves flagged, {} desyncs; {}; prestige: {}",
+            referee.record().actions.len(),
+            referee.flags().len(),
+            referee.desyncs().len(),
+            if state.is_over() {
+                "the game is over".to_owned()
+            } else {
+                format!("round {} of {}", state.round(), state.rounds())
+            },
+            prestige
+                .iter()
+                .map(|(p, n)| format!("{p} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
+    }
+    let refereed = frames.saturating_sub(resume_from);
+    eprintln!(
+        "{refereed} frames refereed in {seconds:.2} s ({:.0} frames a second)",
+        refereed as f64 / seconds.max(1e-9)
+    );
+    Ok(Outcome::Ok)
+}
+
+/// A new referee (and journal), or the one the journal left.
+fn open<'a>(
+    options: &RefereeOptions<'a>,
+    setup: &GameSetup,
+    catalogue: &rules::TileCatalogue,
+    settings: RefereeSettings,
+) -> Result<(Referee, Option<Journal<'a>>)> {
+    let Some(path) = options.journal else {
+        return Ok((Referee::new(setup, catalogue, settings)?, None));
+    };
+    if path.exists() {
+        let record = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let notes_path = notes_path(path);
+        let notes = std::fs::read_to_string(&notes_path).with_context(|| {
+            format!(
+                "cannot read {}, the referee's notes beside the journal",
+                notes_path.display()
+            )
+        })?;
+        let referee = Referee::from_journal(&record, Some(&notes), catalogue, settings)
+            .with_context(|| format!("cannot resume from {}", path.display()))?;
+        if referee.record().setup != setup.resolved(catalogue) {
+            bail!(
+                "{} is the journal of another game (its set-up differs from {})",
+                path.display(),
+                options.setup.display()
+            );
+        }
+        let writer = JournalWriter::new(Some(referee.journal_notes()));
+        return Ok((referee, Some(Journal { path, writer })));
+    }
+    let referee = Referee::new(setup, catalogue, settings)?;
+    let mut journal = Journal {
+        path,
+        writer: JournalWriter::new(None),
+    };
+    journal.write(&referee)?;
+    Ok((referee, Some(journal)))
+}
+
+fn write_event(out: &mut impl Write, referee: &Referee, event: &RefereeEvent) -> Result<()> {
+    match event {
+        RefereeEvent::Confirmed {
+            frame,
+            index,
+            action,
+        } => writeln!(out, "[frame {frame}] {index}: {action}")?,
+        RefereeEvent::TakenBack {
+            frame,
+            index,
+            action,
+        } => writeln!(out, "[frame {frame}] taken back: {index}: {action}")?,
+        RefereeEvent::Flagged(i) => {
+            if let Some(flag) = referee.flags().get(*i) {
+                writeln!(out, "[frame {}] ILLEGAL: {}", flag.frame, flag.violation)?;
+                writeln!(out, "    rule: {}", flag.rule)?;
+            }
+        }
+        RefereeEvent::FlagCleared(i) => {
+            if let Some(flag) = referee.flags().get(*i) {
+                writeln!(
+                    out,
+                    "[frame {}] flag cleared ({})",
+                    flag.cleared.unwrap_or(flag.frame),
+                    match flag.outcome {
+                        Some(referee::FlagOutcome::PutBack) => "the table was put back",
+                        Some(referee::FlagOutcome::Played) => "legal moves followed",
+                        Some(referee::FlagOutcome::Overridden) => "allowed by the players",
+                        Some(referee::FlagOutcome::Replaced) => "another illegal move",
+                        Some(referee::FlagOutcome::Unexplained) | None => "the table changed",
+                    }
+                )?;
+            }
+        }
+        RefereeEvent::Desynced(i) => {
+            if let Some(desync) = referee.desyncs().get(*i) {
+                writeln!(
+                    out,
+                    "[frame {}] DESYNC: no legal move explains the table; waiting for it to be put back",
+                    desync.frame
+                )?;
+                for difference in &desync.differences {
+                    writeln!(out, "    {difference}")?;
+                }
+            }
+        }
+        RefereeEvent::Resynced(i) => {
+            if let Some(desync) = referee.desyncs().get(*i) {
+                writeln!(
+                    out,
+                    "[frame {}] the table and the game agree again",
+                    desync.resolved.unwrap_or(desync.frame)
+                )?;
+            }
+        }
+        RefereeEvent::Noted(i) => {
+            if let Some(note) = referee.notes().get(*i) {
+                writeln!(out, "[frame {}] note: {}", note.frame, note.text)?;
+            }
+        }
+    }
+    Ok(())
+}

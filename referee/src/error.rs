@@ -1,0 +1,25 @@
+//! Why the referee cannot do what it was asked.
+
+use rules::{RecordError, SetupError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum RefereeError {
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error("the journal's game record cannot be replayed: {0}")]
+    Record(#[from] RecordError),
+    #[error("the journal cannot be read: {0}")]
+    Journal(String),
+    #[error("no illegal move is flagged")]
+    NoFlag,
+    #[error("this move cannot be allowed (only dice restrictions can be waived): {0}")]
+    CannotOverride(String),
+    #[error("{0}")]
+    Illegal(String),
+}
+
+impl From<serde_json::Error> for RefereeError {
+    fn from(error: serde_json::Error) -> Self {
+        Self::Journal(error.to_string())
+    }
+}

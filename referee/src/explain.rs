@@ -1,0 +1,574 @@
+//! From the difference between the game and a settled table to the actions that explain
+//! it: a search over the rules engine's legal actions (and the observed roll), and, when no
+//! legal sequence explains the table, the one illegal move that does.
+
+use rules::{
+    Action, BonusTarget, Die, Event, GameState, Meeple, MeepleSource, PillarIndex, SpellId,
+    TowerId, Violation,
+};
+
+use crate::view::{Expected, Mismatch, Piece, Seen, compare, dice_difference};
+
+/// How far the search looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// The most actions between two settled tables.
+    pub max_depth: usize,
+    /// The most actions tried in one search.
+    pub node_budget: usize,
+    /// The most explanations collected (to see whether the table settles the choice).
+    pub max_solutions: usize,
+}
+
+impl Default for SearchLimits {
+    fn default() -> Self {
+        Self {
+            max_depth: 7,
+            node_budget: 20_000,
+            max_solutions: 32,
+        }
+    }
+}
+
+/// A legal sequence that leads from the game to the table seen.
+#[derive(Clone, Debug)]
+pub(crate) struct Solution {
+    pub actions: Vec<Action>,
+    pub state: GameState,
+}
+
+/// Visible actions that do not bring the game closer to the table, allowed in one sequence
+/// (a placement on a floor that a later placement of the same window completes).
+const SLACK: usize = 1;
+
+struct Search<'a> {
+    seen: &'a Seen,
+    limits: SearchLimits,
+    target: usize,
+    nodes: usize,
+    solutions: Vec<Solution>,
+}
+
+/// The shortest legal sequences from `start` to the table `seen`, and those up to two
+/// actions longer (up to the limits); empty when none is found.
+pub(crate) fn explain(start: &GameState, seen: &Seen, limits: SearchLimits) -> Vec<Solution> {
+    let mismatch = compare(&Expected::of(start), seen, false);
+    if mismatch.count == 0 {
+        return vec![Solution {
+            actions: Vec::new(),
+            state: start.clone(),
+        }];
+    }
+    let mut search = Search {
+        seen,
+        limits,
+        target: 0,
+        nodes: 0,
+        solutions: Vec::new(),
+    };
+    // The shortest explanations, and those up to two actions longer: a longer one may
+    // differ in what the table does not show yet (a declined bonus and a Change spell,
+    // against a placement and a swap).
+    let mut shortest = None;
+    for depth in 1..=limits.max_depth {
+        if shortest.is_some_and(|d| depth > d + LONGER) {
+            break;
+        }
+        search.target = depth;
+        search.dfs(start, &mut Vec::new(), &mismatch, SLACK);
+        if shortest.is_none() && !search.solutions.is_empty() {
+            shortest = Some(depth);
+        }
+        if search.nodes >= limits.node_budget {
+            break;
+        }
+    }
+    fewest_unseen_placements(without_idle_endings(search.solutions), seen)
+}
+
+/// Keeps the explanations that assume the fewest placements the table does not show (a
+/// die gone from the roll to a pillar where it is not seen): a die hidden in the roll is
+/// not a move.
+fn fewest_unseen_placements(solutions: Vec<Solution>, seen: &Seen) -> Vec<Solution> {
+    let unseen = |s: &Solution| {
+        s.actions
+            .iter()
+            .filter(|a| match a {
+                Action::Place { die, tower, .. } => !seen.towers[tower.index()]
+                    .iter()
+                    .any(|p| matches!(p.piece, Piece::Die(r) if r.die.color == die.color)),
+                _ => false,
+            })
+            .count()
+    };
+    let fewest = solutions.iter().map(unseen).min().unwrap_or(0);
+    solutions
+        .into_iter()
+        .filter(|s| unseen(s) == fewest)
+        .collect()
+}
+
+/// How much longer than the shortest an explanation may be.
+const LONGER: usize = 2;
+
+fn idle(action: &Action) -> bool {
+    matches!(action, Action::SkipBonus { .. } | Action::EndTurn { .. })
+}
+
+/// Drops explanations that only add actions leaving no trace to a shorter one: those are
+/// not seen yet and will be confirmed when the table shows what follows them.
+fn without_idle_endings(solutions: Vec<Solution>) -> Vec<Solution> {
+    let keep: Vec<bool> = solutions
+        .iter()
+        .map(|s| {
+            !solutions.iter().any(|t| {
+                t.actions.len() < s.actions.len()
+                    && s.actions.starts_with(&t.actions)
+                    && s.actions[t.actions.len()..].iter().all(idle)
+            })
+        })
+        .collect();
+    solutions
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(s, keep)| keep.then_some(s))
+        .collect()
+}
+
+impl Search<'_> {
+    fn dfs(
+        &mut self,
+        state: &GameState,
+        path: &mut Vec<Action>,
+        mismatch: &Mismatch,
+        slack: usize,
+    ) {
+        for action in candidates(state, self.seen, mismatch) {
+            if self.nodes >= self.limits.node_budget
+                || self.solutions.len() >= self.limits.max_solutions
+            {
+                return;
+            }
+            self.nodes += 1;
+            let Ok((next, events)) = state.clone().play_with_events(&action) else {
+                continue;
+            };
+            let next_mismatch = compare(&Expected::of(&next), self.seen, false);
+            path.push(action);
+            if path.len() == self.target {
+                let last = path.last().cloned();
+                if next_mismatch.count == 0 {
+                    self.solutions.push(Solution {
+                        actions: path.clone(),
+                        state: next,
+                    });
+                } else if events
+                    .iter()
+                    .any(|e| matches!(e, Event::FloorCompleted { .. }))
+                    && let Some(action) = last
+                    && let Some(table) = Expected::before_scoring(state, &action)
+                    && compare(&table, self.seen, false).count == 0
+                {
+                    // The table shows the floor complete, not yet scored.
+                    self.solutions.push(Solution {
+                        actions: path.clone(),
+                        state: next,
+                    });
+                }
+            } else {
+                let invisible = path.last().is_some_and(idle);
+                if invisible || next_mismatch.count < mismatch.count {
+                    self.dfs(&next, path, &next_mismatch, slack);
+                } else if slack > 0 {
+                    self.dfs(&next, path, &next_mismatch, slack - 1);
+                }
+            }
+            path.pop();
+        }
+    }
+}
+
+/// The actions worth trying from `state`: legal actions that touch a place where the table
+/// differs, then those that leave no trace (declining a bonus, ending the turn).
+fn candidates(state: &GameState, seen: &Seen, mismatch: &Mismatch) -> Vec<Action> {
+    if state.is_over() {
+        return Vec::new();
+    }
+    if state.awaiting_roll() {
+        return roll_candidates(state, seen);
+    }
+    let pending = state.turn().and_then(|t| t.pending);
+    let mut visible = Vec::new();
+    let mut invisible = Vec::new();
+    for action in state.legal_actions() {
+        let relevant = match &action {
+            // A die not seen in the roll may have gone to a pillar the table does not show.
+            Action::Place {
+                tower, pillar, die, ..
+            } => mismatch.pillar(*tower, *pillar) || mismatch.roll_unseen.contains(die),
+            Action::BonusMeeple {
+                to: BonusTarget::Pillar { tower, pillar },
+                ..
+            } => mismatch.pillar(*tower, *pillar),
+            Action::BonusMeeple {
+                player,
+                to: BonusTarget::Spellbook,
+                ..
+            } => pending.is_some_and(|p| mismatch.spell(*player, p.spell)),
+            Action::Cast {
+                player,
+                effect,
+                via_manipulation,
+            } => {
+                let caster = if *via_manipulation {
+                    SpellId::Manipulation
+                } else {
+                    effect.spell()
+                };
+                mismatch.spell(*player, caster)
+            }
+            Action::Recall { player, spell } => mismatch.spell(*player, *spell),
+            Action::SkipBonus { .. } | Action::EndTurn { .. } => {
+                invisible.push(action);
+                continue;
+            }
+            Action::Roll { .. } | Action::SetTile { .. } => false,
+        };
+        if relevant {
+            visible.push(action);
+        }
+    }
+    for tower in state.towers() {
+        if let Some(tile) = seen.tiles.get(&(tower.id, tower.level))
+            && *tile != tower.tile.id
+        {
+            let action = Action::SetTile {
+                tower: tower.id,
+                tile: tile.clone(),
+            };
+            if state.is_legal(&action) {
+                visible.push(action);
+            }
+        }
+    }
+    visible.extend(invisible);
+    visible
+}
+
+/// The roll, read from the table: the dice in the roll area (in the order read); then with
+/// the dice that already moved on when the players were quick (to a pillar, to the mana
+/// pool), and without those that came from the mana pool or the central tower in exchange.
+fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
+    let count = state.dice_per_round();
+    let expected = Expected::of(state);
+    let mut arrived = Vec::new();
+    let mut left = Vec::new();
+    for tower in TowerId::ALL {
+        let level = expected.levels[tower.index()];
+        // The whole top floor, buried dice too: a die may have completed it at once (and
+        // buried dice do not keep their pillar).
+        let mut on_floor = Vec::new();
+        let mut want = Vec::new();
+        for pillar in PillarIndex::ALL {
+            on_floor.extend(seen.on_floor(tower, level, pillar, true).0);
+            want.extend(&expected.pillars[tower.index()][pillar.index()].dice);
+        }
+        let (missing, extra) = dice_difference(&want, &on_floor);
+        arrived.extend(extra);
+        if tower.is_central() {
+            left.extend(missing);
+        }
+    }
+    let (missing, extra) = dice_difference(&expected.pool, &seen.pool);
+    arrived.extend(extra);
+    left.extend(missing);
+    let read = seen.roll_dice();
+    let mut with_arrived = read.clone();
+    with_arrived.extend(&arrived);
+    let mut exchanged = with_arrived.clone();
+    for die in &left {
+        if let Some(i) = exchanged.iter().position(|d| d == die) {
+            exchanged.remove(i);
+        }
+    }
+    let mut readings = vec![read, with_arrived, exchanged];
+    // A die already flipped by a Flip spell (cast directly or through Manipulation).
+    let flipped = seen.spellbook_emptied(&expected, SpellId::Flip)
+        || seen.spellbook_emptied(&expected, SpellId::Manipulation);
+    if flipped {
+        for dice in readings.clone() {
+            for i in 0..dice.len() {
+                let mut turned = dice.clone();
+                turned[i].value = turned[i].value.opposite();
+                readings.push(turned);
+            }
+        }
+    }
+    let mut rolls: Vec<Action> = Vec::new();
+    for dice in readings {
+        let roll = Action::Roll { dice };
+        if let Action::Roll { dice } = &roll
+            && dice.len() == count
+            && !rolls.contains(&roll)
+            && state.is_legal(&roll)
+        {
+            rolls.push(roll);
+        }
+    }
+    rolls
+}
+
+/// A move that explains the table but that the rules refuse.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Attempt {
+    /// Legal actions that leave no trace, played before it (the previous player ending the
+    /// turn).
+    pub prefix: Vec<Action>,
+    /// The move as an action of the game, when it is one.
+    pub action: Option<Action>,
+    /// The rules engine's reason, when the engine refuses `action`.
+    pub violation: Option<Violation>,
+    /// What is wrong, in words.
+    pub text: String,
+    /// The rule broken, in words.
+    pub rule: String,
+    pub die: Option<Die>,
+    pub meeple: Option<Meeple>,
+    pub tower: Option<TowerId>,
+    pub pillar: Option<PillarIndex>,
+    pub spell: Option<SpellId>,
+}
+
+const DIE_WITHOUT_MEEPLE_RULE: &str = "A die goes on an empty pillar of the top floor of any tower, always together with one meeple (apprentice or master) from the player's reserve. Never a die without a meeple.";
+const BONUS_SPACE_RULE: &str =
+    "The bonus meeple goes on the spellbook space equal to the value of the die just placed.";
+
+/// The illegal move that, played on the game (after legal actions that leave no trace),
+/// gives the table seen; the one by the player whose turn it then is comes first.
+/// `pending` are explanations of the last settled table that its own reading could not
+/// choose between (a Change spell cast, the die not yet placed).
+pub(crate) fn illegal_attempt(
+    start: &GameState,
+    pending: &[Solution],
+    seen: &Seen,
+) -> Option<Attempt> {
+    let mut bases: Vec<(Vec<Action>, GameState)> = vec![(Vec::new(), start.clone())];
+    bases.extend(pending.iter().map(|s| (s.actions.clone(), s.state.clone())));
+    let roots = bases.len();
+    let mut i = 0;
+    while i < bases.len() && bases.len() < roots + 8 {
+        let (prefix, state) = bases[i].clone();
+        i += 1;
+        if prefix.len() >= 3 + usize::from(i > roots) * 3 {
+            continue;
+        }
+        for action in state.legal_actions() {
+            if matches!(action, Action::SkipBonus { .. } | Action::EndTurn { .. })
+                && let Ok(next) = state.clone().play(&action)
+                && !next.awaiting_roll()
+            {
+                let mut longer = prefix.clone();
+                longer.push(action);
+                bases.push((longer, next));
+            }
+        }
+    }
+    // The move of the player whose turn it is, then the one that assumes no unseen spell
+    // effect (Change, Metamorphosis) on the die, then the one with the fewest actions before.
+    // (A player who cast Change picks a direction the die can take.)
+    let mut found: Vec<((bool, bool, bool, usize), Attempt)> = Vec::new();
+    for (prefix, state) in &bases {
+        let plain = state
+            .turn()
+            .is_none_or(|t| t.change == 0 && t.metamorphosis.is_none());
+        for mut attempt in attempts_from(state, seen) {
+            attempt.prefix = prefix.clone();
+            let by_current = attempt
+                .meeple
+                .is_some_and(|m| state.current_player() == Some(m.player));
+            let out_of_range =
+                matches!(attempt.violation, Some(Violation::ChangeOutOfRange { .. }));
+            found.push(((!by_current, !plain, out_of_range, prefix.len()), attempt));
+        }
+    }
+    found.sort_by_key(|(rank, _)| *rank);
+    found.into_iter().next().map(|(_, attempt)| attempt)
+}
+
+fn attempts_from(state: &GameState, seen: &Seen) -> Vec<Attempt> {
+    let expected = Expected::of(state);
+    let mismatch = compare(&expected, seen, false);
+    let mut attempts = Vec::new();
+    for tower in TowerId::ALL {
+        for pillar in PillarIndex::ALL {
+            if !mismatch.pillars[tower.index()][pillar.index()] {
+                continue;
+            }
+            let level = expected.levels[tower.index()];
+            let look = &expected.pillars[tower.index()][pillar.index()];
+            let (dice, meeples) = seen.on_pillar(tower, level, pillar);
+            let (missing_dice, extra_dice) = dice_difference(&look.dice, &dice);
+            let mut missing_meeples = look.meeples.clone();
+            let mut extra_meeples = Vec::new();
+            for m in &meeples {
+                match missing_meeples.iter().position(|x| x == m) {
+                    Some(i) => {
+                        missing_meeples.remove(i);
+                    }
+                    None => extra_meeples.push(*m),
+                }
+            }
+            // A die comes from the roll (a die moved from elsewhere is no move of the game).
+            if !missing_dice.is_empty()
+                || !missing_meeples.is_empty()
+                || extra_dice.iter().any(|d| !expected.roll.contains(d))
+            {
+                continue;
+            }
+            let mut table = expected.clone();
+            let slot = &mut table.pillars[tower.index()][pillar.index()];
+            slot.dice.extend(&extra_dice);
+            slot.meeples.extend(&extra_meeples);
+            for die in &extra_dice {
+                if let Some(i) = table.roll.iter().position(|d| d == die) {
+                    table.roll.remove(i);
+                }
+            }
+            if compare(&table, seen, false).count != 0 {
+                continue;
+            }
+            let attempt = match (extra_dice.as_slice(), extra_meeples.as_slice()) {
+                ([die], [meeple]) => refused(
+                    state,
+                    Action::Place {
+                        player: meeple.player,
+                        die: *die,
+                        rank: meeple.rank,
+                        tower,
+                        pillar,
+                    },
+                    Some(*die),
+                    Some(*meeple),
+                ),
+                ([die], []) => Some(Attempt {
+                    prefix: Vec::new(),
+                    action: None,
+                    violation: None,
+                    text: format!(
+                        "The {die} stands on {pillar} of {tower} without a meeple; a die is always placed together with a meeple."
+                    ),
+                    rule: DIE_WITHOUT_MEEPLE_RULE.to_owned(),
+                    die: Some(*die),
+                    meeple: None,
+                    tower: Some(tower),
+                    pillar: Some(pillar),
+                    spell: None,
+                }),
+                ([], [meeple]) => refused(
+                    state,
+                    Action::BonusMeeple {
+                        player: meeple.player,
+                        from: MeepleSource::Reserve(meeple.rank),
+                        to: BonusTarget::Pillar { tower, pillar },
+                    },
+                    None,
+                    Some(*meeple),
+                ),
+                _ => None,
+            };
+            if let Some(mut attempt) = attempt {
+                attempt.tower = Some(tower);
+                attempt.pillar = Some(pillar);
+                attempts.push(attempt);
+            }
+        }
+    }
+    for &(player, spell) in &mismatch.spells {
+        let want = expected
+            .spellbooks
+            .get(&(player, spell))
+            .cloned()
+            .unwrap_or_default();
+        let got = seen
+            .spellbooks
+            .get(&(player, spell))
+            .cloned()
+            .unwrap_or_default();
+        let extra: Vec<Meeple> = got.iter().filter(|m| !want.contains(m)).copied().collect();
+        let [meeple] = extra.as_slice() else {
+            continue;
+        };
+        if got.len() != want.len() + 1 {
+            continue;
+        }
+        let mut table = expected.clone();
+        table
+            .spellbooks
+            .entry((player, spell))
+            .or_default()
+            .push(*meeple);
+        if compare(&table, seen, false).count != 0 {
+            continue;
+        }
+        let action = Action::BonusMeeple {
+            player: meeple.player,
+            from: MeepleSource::Reserve(meeple.rank),
+            to: BonusTarget::Spellbook,
+        };
+        let attempt = match state.check(&action) {
+            Err(violation) => Some(engine_attempt(action, violation, None, Some(*meeple))),
+            Ok(()) => {
+                let pending = state.turn().and_then(|t| t.pending).map(|p| p.spell);
+                pending.filter(|&s| s != spell).map(|space| Attempt {
+                    prefix: Vec::new(),
+                    action: None,
+                    violation: None,
+                    text: format!(
+                        "{meeple} stands on {spell} of {player}'s spellbook; the bonus meeple goes on {space}, the space of the die just placed."
+                    ),
+                    rule: BONUS_SPACE_RULE.to_owned(),
+                    die: None,
+                    meeple: Some(*meeple),
+                    tower: None,
+                    pillar: None,
+                    spell: Some(spell),
+                })
+            }
+        };
+        if let Some(mut attempt) = attempt {
+            attempt.spell = Some(spell);
+            attempts.push(attempt);
+        }
+    }
+    attempts
+}
+
+fn refused(
+    state: &GameState,
+    action: Action,
+    die: Option<Die>,
+    meeple: Option<Meeple>,
+) -> Option<Attempt> {
+    let violation = state.check(&action).err()?;
+    Some(engine_attempt(action, violation, die, meeple))
+}
+
+fn engine_attempt(
+    action: Action,
+    violation: Violation,
+    die: Option<Die>,
+    meeple: Option<Meeple>,
+) -> Attempt {
+    Attempt {
+        prefix: Vec::new(),
+        text: violation.to_string(),
+        rule: violation.rule().to_owned(),
+        action: Some(action),
+        violation: Some(violation),
+        die,
+        meeple,
+        tower: None,
+        pillar: None,
+        spell: None,
+    }
+}

@@ -1,0 +1,222 @@
+//! What the referee is given: one frame's reading of the table, in the words of the game.
+//!
+//! The camera path (reader, calibration, zones) and the oracle of rendered games both end
+//! here: dice with colour and value, meeples with player and rank, each at a place of the
+//! game (a pillar of a tower floor, the roll area, the mana pool, a spellbook space, a
+//! reserve), with how sure the reading is, and the zones a hand covers.
+
+use rules::{Die, GameState, Meeple, PillarIndex, PlayerColor, Rank, SpellId, TowerId};
+use serde::{Deserialize, Serialize};
+
+/// Where a die or a meeple was seen, in the words of the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "zone")]
+pub enum Place {
+    /// On a pillar of a tower floor (level 1 is the lowest); `buried` when a floor above
+    /// covers it.
+    Tower {
+        tower: TowerId,
+        level: u8,
+        pillar: PillarIndex,
+        #[serde(default)]
+        buried: bool,
+    },
+    RollArea,
+    ManaPool,
+    /// On a space of a player's spellbook board.
+    Spellbook {
+        player: PlayerColor,
+        spell: SpellId,
+    },
+    /// Beside a player's board, in their reserve.
+    Reserve {
+        player: PlayerColor,
+    },
+    /// Seen, but in no zone of the game (in a hand, off the mat).
+    Elsewhere,
+}
+
+/// A zone of the table that something (a hand, an arm) covers in a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "zone")]
+pub enum Zone {
+    /// Somewhere over the table, where exactly is not known: the whole play area.
+    Table,
+    Tower {
+        tower: TowerId,
+    },
+    RollArea,
+    ManaPool,
+    Spellbook {
+        player: PlayerColor,
+    },
+    Reserve {
+        player: PlayerColor,
+    },
+}
+
+/// A die as one frame shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeenDie {
+    pub die: Die,
+    pub place: Place,
+    /// How sure the reading is, 0 to 1.
+    #[serde(default = "certain")]
+    pub confidence: f32,
+    /// The value or colour may be wrong (a reader's flag); the die is there.
+    #[serde(default)]
+    pub uncertain: bool,
+}
+
+/// A meeple as one frame shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeenMeeple {
+    pub meeple: Meeple,
+    pub place: Place,
+    #[serde(default = "certain")]
+    pub confidence: f32,
+    #[serde(default)]
+    pub uncertain: bool,
+}
+
+/// The tile read on a tower's floor, when the camera can tell (optional).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeenFloor {
+    pub tower: TowerId,
+    pub level: u8,
+    /// The tile's catalogue id.
+    pub tile: String,
+}
+
+fn certain() -> f32 {
+    1.0
+}
+
+/// One frame's reading of the table.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    /// The frame's number in the video (or the capture).
+    pub frame: u64,
+    /// Seconds since the first frame.
+    pub time_s: f64,
+    pub dice: Vec<SeenDie>,
+    pub meeples: Vec<SeenMeeple>,
+    /// Zones covered by a hand: nothing is settled while any is.
+    #[serde(default)]
+    pub covered: Vec<Zone>,
+    /// Tiles read on top floors, if the camera reads them.
+    #[serde(default)]
+    pub floors: Vec<SeenFloor>,
+}
+
+impl Observation {
+    /// The reading of a perfect camera that sees the whole table of `state` and no hand:
+    /// the towers' dice and meeples (buried ones too), the roll (in the engine's order),
+    /// the mana pool, the spellbooks and the reserves. For tests, simulations and
+    /// demonstrations.
+    pub fn perfect(state: &GameState, frame: u64, time_s: f64) -> Self {
+        let mut observation = Self {
+            frame,
+            time_s,
+            ..Self::default()
+        };
+        let die = |die, place| SeenDie {
+            die,
+            place,
+            confidence: 1.0,
+            uncertain: false,
+        };
+        let meeple = |meeple, place| SeenMeeple {
+            meeple,
+            place,
+            confidence: 1.0,
+            uncertain: false,
+        };
+        for tower in state.towers() {
+            // Buried pieces, three to a completed floor (which pillar each stood on is not
+            // kept by the game).
+            let mut buried = tower
+                .buried_dice
+                .iter()
+                .map(|&d| (Some(d), None))
+                .chain(tower.foundation.iter().map(|&m| (None, Some(m))));
+            for level in 1..tower.level {
+                for pillar in PillarIndex::ALL {
+                    let Some((d, m)) = buried.next() else { break };
+                    let place = Place::Tower {
+                        tower: tower.id,
+                        level,
+                        pillar,
+                        buried: true,
+                    };
+                    if let Some(d) = d {
+                        observation.dice.push(die(d, place));
+                    }
+                    if let Some(m) = m {
+                        observation.meeples.push(meeple(m, place));
+                    }
+                }
+            }
+            for pillar in PillarIndex::ALL {
+                let Some(content) = tower.pillar(pillar) else {
+                    continue;
+                };
+                let place = Place::Tower {
+                    tower: tower.id,
+                    level: tower.level,
+                    pillar,
+                    buried: false,
+                };
+                if let Some(d) = content.die {
+                    observation.dice.push(die(d, place));
+                }
+                if let Some(m) = content.meeple {
+                    observation.meeples.push(meeple(m, place));
+                }
+            }
+        }
+        for &d in state.roll() {
+            observation.dice.push(die(d, Place::RollArea));
+        }
+        for &d in state.mana_pool() {
+            observation.dice.push(die(d, Place::ManaPool));
+        }
+        for player in state.players() {
+            for spell in SpellId::ALL {
+                if let Some(rank) = player.spell(spell) {
+                    let m = Meeple {
+                        player: player.color,
+                        rank,
+                    };
+                    let place = Place::Spellbook {
+                        player: player.color,
+                        spell,
+                    };
+                    observation.meeples.push(meeple(m, place));
+                }
+            }
+            let reserve = Place::Reserve {
+                player: player.color,
+            };
+            for rank in Rank::ALL {
+                let count = match rank {
+                    Rank::Apprentice => player.apprentices,
+                    Rank::Master => u8::from(player.master),
+                };
+                for _ in 0..count {
+                    let m = Meeple {
+                        player: player.color,
+                        rank,
+                    };
+                    observation.meeples.push(meeple(m, reserve));
+                }
+            }
+        }
+        observation
+    }
+
+    /// Whether a hand covers any zone.
+    pub fn is_covered(&self) -> bool {
+        !self.covered.is_empty()
+    }
+}

@@ -1,0 +1,708 @@
+//! The referee: watches settled tables, confirms the actions that explain them, flags
+//! illegal moves and says when the table and the game no longer agree.
+
+use rules::{
+    Action, Die, GameRecord, GameSetup, GameState, Meeple, PillarIndex, SpellId, TileCatalogue,
+    TowerId,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::error::RefereeError;
+use crate::explain::{Attempt, SearchLimits, Solution, explain, illegal_attempt};
+use crate::journal::{JournalNotes, NotesFile, digest};
+use crate::observation::Observation;
+use crate::settle::{SettleRule, Settler};
+use crate::view::{Expected, Seen, compare};
+
+/// How the referee decides.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RefereeSettings {
+    pub settle: SettleRule,
+    pub search: SearchLimits,
+}
+
+/// The most confirmed actions taken back at once.
+const TAKE_BACK_LIMIT: usize = 6;
+
+/// How a flag ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlagOutcome {
+    /// The players put the table back as the game has it.
+    PutBack,
+    /// The table moved on to a state that legal actions explain.
+    Played,
+    /// The user allowed the move against a dice restriction.
+    Overridden,
+    /// Another illegal move replaced it.
+    Replaced,
+    /// The table changed to something the referee cannot explain (a desync).
+    Unexplained,
+}
+
+/// An illegal move seen on the table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Flag {
+    /// The frame where it was raised.
+    pub frame: u64,
+    /// The frame where it ended, and how.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleared: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<FlagOutcome>,
+    /// What is wrong, in words (the rules engine's `Violation` where it has one).
+    pub violation: String,
+    /// The rule broken, in words.
+    pub rule: String,
+    /// The move as an action of the game, when it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<Action>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub die: Option<Die>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meeple: Option<Meeple>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tower: Option<TowerId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pillar: Option<PillarIndex>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spell: Option<SpellId>,
+    /// Whether the players may allow it ([`Referee::override_flag`]): only dice restrictions.
+    pub can_override: bool,
+    /// Legal actions that leave no trace, taken to have happened before the move.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prefix: Vec<Action>,
+}
+
+impl Flag {
+    fn of(attempt: Attempt, frame: u64) -> Self {
+        Self {
+            frame,
+            cleared: None,
+            outcome: None,
+            can_override: attempt
+                .violation
+                .as_ref()
+                .is_some_and(rules::Violation::can_be_overridden),
+            violation: attempt.text,
+            rule: attempt.rule,
+            action: attempt.action,
+            die: attempt.die,
+            meeple: attempt.meeple,
+            tower: attempt.tower,
+            pillar: attempt.pillar,
+            spell: attempt.spell,
+            prefix: attempt.prefix,
+        }
+    }
+
+    /// The same move (the frame and the end aside).
+    fn same_move(&self, other: &Flag) -> bool {
+        self.violation == other.violation
+            && self.action == other.action
+            && self.die == other.die
+            && self.meeple == other.meeple
+            && self.tower == other.tower
+            && self.pillar == other.pillar
+            && self.spell == other.spell
+    }
+}
+
+/// The table and the game disagree and no move explains it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Desync {
+    pub frame: u64,
+    /// The frame where the table and the game agreed again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved: Option<u64>,
+    /// Each place where they differ, in words.
+    pub differences: Vec<String>,
+}
+
+/// A choice the table did not show, and what the referee recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    pub frame: u64,
+    pub kind: NoteKind,
+    /// The indices in the record of the actions concerned.
+    pub actions: Vec<usize>,
+    pub text: String,
+    /// The actions taken back (for [`NoteKind::TakenBack`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<Action>,
+}
+
+/// What a note is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteKind {
+    /// The table did not show which of several moves happened; the first was recorded.
+    Unseen,
+    /// The table went back to before moves already confirmed: they were taken back and
+    /// left the record.
+    TakenBack,
+}
+
+/// What one frame changed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RefereeEvent {
+    Confirmed {
+        frame: u64,
+        index: usize,
+        action: Action,
+    },
+    /// An action confirmed earlier left the record: the table went back to before it.
+    TakenBack {
+        frame: u64,
+        index: usize,
+        action: Action,
+    },
+    Flagged(usize),
+    FlagCleared(usize),
+    Desynced(usize),
+    Resynced(usize),
+    Noted(usize),
+}
+
+/// The referee of one game.
+#[derive(Clone, Debug)]
+pub struct Referee {
+    settings: RefereeSettings,
+    state: GameState,
+    record: GameRecord,
+    confirmed_at: Vec<u64>,
+    flags: Vec<Flag>,
+    desyncs: Vec<Desync>,
+    notes: Vec<Note>,
+    settler: Settler,
+    /// The frame of the last change (action, flag, desync, note).
+    last_change: Option<u64>,
+    /// Explanations of the last settled table that it could not choose between; the next
+    /// tables will.
+    pending: Vec<Solution>,
+    /// The state before each action of the record.
+    history: Vec<GameState>,
+}
+
+impl Referee {
+    /// A referee for a new game; tiles named by id are looked up in `catalogue`.
+    pub fn new(
+        setup: &GameSetup,
+        catalogue: &TileCatalogue,
+        settings: RefereeSettings,
+    ) -> Result<Self, RefereeError> {
+        let state = setup.start(catalogue)?;
+        Ok(Self {
+            settings,
+            state,
+            record: GameRecord::new(setup.resolved(catalogue)),
+            confirmed_at: Vec::new(),
+            flags: Vec::new(),
+            desyncs: Vec::new(),
+            notes: Vec::new(),
+            settler: Settler::new(settings.settle),
+            last_change: None,
+            pending: Vec::new(),
+            history: Vec::new(),
+        })
+    }
+
+    /// The referee where a journal left it: the record replayed, and the notes that match
+    /// it (flags, desyncs, where to resume). Without notes (a record alone), the referee
+    /// starts from the record's last state with no history. Frames after
+    /// [`Referee::resume_after`] are to be fed next.
+    pub fn from_journal(
+        record_json: &str,
+        notes_json: Option<&str>,
+        catalogue: &TileCatalogue,
+        settings: RefereeSettings,
+    ) -> Result<Self, RefereeError> {
+        let record = GameRecord::from_json(record_json)?;
+        let mut history = vec![record.setup.start(catalogue)?];
+        let state = record.replay(catalogue, |_, _, _, next| history.push(next.clone()))?;
+        history.pop();
+        let count = record.actions.len();
+        let notes = match notes_json {
+            Some(json) => NotesFile::from_json(json)?
+                .matching(&record)
+                .cloned()
+                .ok_or_else(|| {
+                    RefereeError::Journal(format!(
+                        "the notes do not go with the record of {count} actions"
+                    ))
+                })?,
+            None => JournalNotes {
+                actions: count,
+                digest: digest(&record),
+                confirmed_at: vec![0; count],
+                ..JournalNotes::default()
+            },
+        };
+        if notes.confirmed_at.len() != count {
+            return Err(RefereeError::Journal(format!(
+                "the notes list {} confirmation frames for {count} actions",
+                notes.confirmed_at.len()
+            )));
+        }
+        let mut pending = Vec::new();
+        for actions in notes.undecided {
+            let mut end = state.clone();
+            for action in &actions {
+                end = end.play(action).map_err(|e| {
+                    RefereeError::Journal(format!("an undecided \"{action}\": {}", e.violation))
+                })?;
+            }
+            pending.push(Solution {
+                actions,
+                state: end,
+            });
+        }
+        Ok(Self {
+            settings,
+            state,
+            record,
+            confirmed_at: notes.confirmed_at,
+            flags: notes.flags,
+            desyncs: notes.desyncs,
+            notes: notes.notes,
+            settler: Settler::new(settings.settle),
+            last_change: notes.frame,
+            pending,
+            history,
+        })
+    }
+
+    /// The referee's notes for the journal (see [`crate::JournalWriter`]).
+    pub fn journal_notes(&self) -> JournalNotes {
+        JournalNotes {
+            actions: self.record.actions.len(),
+            digest: digest(&self.record),
+            frame: self.last_change,
+            confirmed_at: self.confirmed_at.clone(),
+            flags: self.flags.clone(),
+            desyncs: self.desyncs.clone(),
+            notes: self.notes.clone(),
+            undecided: self.pending.iter().map(|s| s.actions.clone()).collect(),
+        }
+    }
+
+    /// The frame of the last change the journal holds: resume with the frame after it.
+    pub fn resume_after(&self) -> Option<u64> {
+        self.last_change
+    }
+
+    pub fn state(&self) -> &GameState {
+        &self.state
+    }
+
+    pub fn record(&self) -> &GameRecord {
+        &self.record
+    }
+
+    /// The frame where each action of the record was confirmed.
+    pub fn confirmed_at(&self) -> &[u64] {
+        &self.confirmed_at
+    }
+
+    pub fn flags(&self) -> &[Flag] {
+        &self.flags
+    }
+
+    pub fn desyncs(&self) -> &[Desync] {
+        &self.desyncs
+    }
+
+    pub fn notes(&self) -> &[Note] {
+        &self.notes
+    }
+
+    /// The explanations of the table that the referee cannot yet choose between (a Change
+    /// spell cast, its direction shown only when the die is placed); each is a list of
+    /// actions after the record.
+    pub fn undecided(&self) -> Vec<&[Action]> {
+        self.pending.iter().map(|s| s.actions.as_slice()).collect()
+    }
+
+    /// The illegal move on the table now, if any.
+    pub fn active_flag(&self) -> Option<&Flag> {
+        self.flags.last().filter(|f| f.cleared.is_none())
+    }
+
+    /// The disagreement between table and game now, if any.
+    pub fn active_desync(&self) -> Option<&Desync> {
+        self.desyncs.last().filter(|d| d.resolved.is_none())
+    }
+
+    /// Feeds one frame's reading. Only a settled table that differs from the last settled
+    /// one is compared with the game.
+    pub fn observe(&mut self, observation: &Observation) -> Vec<RefereeEvent> {
+        if !self.settler.update(observation) {
+            return Vec::new();
+        }
+        let events = self.judge(observation);
+        if !events.is_empty() {
+            self.last_change = Some(observation.frame);
+        }
+        events
+    }
+
+    fn judge(&mut self, observation: &Observation) -> Vec<RefereeEvent> {
+        let frame = observation.frame;
+        let seen = Seen::of(observation);
+        let mut events = Vec::new();
+        let pending = std::mem::take(&mut self.pending);
+        // What the last table left undecided happened before this table: extend it first.
+        let mut solutions: Vec<Solution> = Vec::new();
+        for earlier in &pending {
+            for later in explain(&earlier.state, &seen, self.settings.search) {
+                let mut actions = earlier.actions.clone();
+                actions.extend(later.actions);
+                solutions.push(Solution {
+                    actions,
+                    state: later.state,
+                });
+            }
+        }
+        if solutions.is_empty() {
+            solutions = explain(&self.state, &seen, self.settings.search);
+        }
+        if !solutions.is_empty() {
+            let played = solutions.iter().any(|s| !s.actions.is_empty());
+            self.accept(&solutions, &seen, frame, &mut events);
+            let outcome = if played {
+                FlagOutcome::Played
+            } else {
+                FlagOutcome::PutBack
+            };
+            self.clear_flag(frame, outcome, &mut events);
+            self.resolve_desync(frame, &mut events);
+            return events;
+        }
+        if let Some(attempt) = illegal_attempt(&self.state, &pending, &seen) {
+            self.pending = pending;
+            self.resolve_desync(frame, &mut events);
+            let flag = Flag::of(attempt, frame);
+            if self.active_flag().is_some_and(|f| f.same_move(&flag)) {
+                return events;
+            }
+            self.clear_flag(frame, FlagOutcome::Replaced, &mut events);
+            self.flags.push(flag);
+            events.push(RefereeEvent::Flagged(self.flags.len() - 1));
+            return events;
+        }
+        if let Some((count, solutions)) = self.taken_back(&seen) {
+            self.take_back(count, frame, &mut events);
+            self.accept(&solutions, &seen, frame, &mut events);
+            self.clear_flag(frame, FlagOutcome::Played, &mut events);
+            self.resolve_desync(frame, &mut events);
+            return events;
+        }
+        self.clear_flag(frame, FlagOutcome::Unexplained, &mut events);
+        let differences = compare(&Expected::of(&self.state), &seen, true).words;
+        if self
+            .active_desync()
+            .is_some_and(|d| d.differences == differences)
+        {
+            return events;
+        }
+        self.resolve_desync(frame, &mut events);
+        self.desyncs.push(Desync {
+            frame,
+            resolved: None,
+            differences,
+        });
+        events.push(RefereeEvent::Desynced(self.desyncs.len() - 1));
+        events
+    }
+
+    /// Confirms what every explanation agrees on. When they end in states that differ only
+    /// in what the table never shows again (the rank of a meeple sent home at once), the
+    /// first is recorded with a note; when they differ in what later tables will show (a
+    /// Change spell's direction before the die is placed), only their common start is.
+    fn accept(
+        &mut self,
+        solutions: &[Solution],
+        seen: &Seen,
+        frame: u64,
+        events: &mut Vec<RefereeEvent>,
+    ) {
+        // The reserves break ties: explanations that leave different meeples there.
+        let fewest = solutions
+            .iter()
+            .map(|s| seen.reserve_difference(&s.state))
+            .min()
+            .unwrap_or(0);
+        let solutions: Vec<Solution> = solutions
+            .iter()
+            .filter(|s| seen.reserve_difference(&s.state) == fewest)
+            .cloned()
+            .collect();
+        let Some(first) = solutions.first() else {
+            return;
+        };
+        let key = future_key(&first.state);
+        let one_future = solutions.iter().all(|s| future_key(&s.state) == key);
+        // Nothing more will be seen once every explanation ends the game.
+        let over = solutions.iter().all(|s| s.state.is_over());
+        if !one_future && !over {
+            let common = common_prefix(&solutions);
+            self.confirm(&first.actions[..common], frame, events);
+            self.pending = solutions
+                .iter()
+                .map(|s| Solution {
+                    actions: s.actions[common..].to_vec(),
+                    state: s.state.clone(),
+                })
+                .collect();
+            return;
+        }
+        let start = self.record.actions.len();
+        self.confirm(&first.actions, frame, events);
+        let solutions = solutions.as_slice();
+        let mut chosen = first.actions.clone();
+        chosen.sort_by_key(ToString::to_string);
+        let differs = |s: &&Solution| {
+            let mut actions = s.actions.clone();
+            actions.sort_by_key(ToString::to_string);
+            s.state != first.state || actions != chosen
+        };
+        let others: Vec<&Solution> = solutions.iter().filter(differs).collect();
+        if let Some(other) = others.first() {
+            let mut differing: Vec<usize> = others
+                .iter()
+                .flat_map(|o| {
+                    (0..first.actions.len()).filter(|&i| first.actions.get(i) != o.actions.get(i))
+                })
+                .collect();
+            differing.sort_unstable();
+            differing.dedup();
+            let words = |actions: &[Action]| {
+                differing
+                    .iter()
+                    .filter_map(|&i| actions.get(i))
+                    .map(|a| format!("\"{a}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let more = match others.len() {
+                1 => String::new(),
+                n => format!(" (or {} other ways)", n - 1),
+            };
+            self.notes.push(Note {
+                frame,
+                kind: NoteKind::Unseen,
+                actions: differing.iter().map(|i| start + i).collect(),
+                text: format!(
+                    "The table did not show which: {} or {}{more}. The referee recorded the first; correct the record if it was another.",
+                    words(&first.actions),
+                    words(&other.actions)
+                ),
+                removed: Vec::new(),
+            });
+            events.push(RefereeEvent::Noted(self.notes.len() - 1));
+        }
+    }
+
+    fn confirm(&mut self, actions: &[Action], frame: u64, events: &mut Vec<RefereeEvent>) {
+        for action in actions {
+            let Ok(next) = self.state.clone().play(action) else {
+                return;
+            };
+            self.history.push(std::mem::replace(&mut self.state, next));
+            self.record.actions.push(action.clone());
+            self.confirmed_at.push(frame);
+            events.push(RefereeEvent::Confirmed {
+                frame,
+                index: self.record.actions.len() - 1,
+                action: action.clone(),
+            });
+        }
+    }
+
+    /// How many of the last actions, taken back, let legal actions explain the table (and
+    /// those explanations). Only actions since the round's roll, at most
+    /// [`TAKE_BACK_LIMIT`]: a move made and taken back (a move that a spell's unseen choice
+    /// made legal, a player who changed their mind).
+    fn taken_back(&self, seen: &Seen) -> Option<(usize, Vec<Solution>)> {
+        let actions = &self.record.actions;
+        let since_roll = actions
+            .iter()
+            .rev()
+            .take_while(|a| !matches!(a, Action::Roll { .. }))
+            .count();
+        // Whole batches: actions confirmed together (a spell's choice and the placement
+        // that decided it) go back together.
+        for count in 1..=since_roll.min(TAKE_BACK_LIMIT) {
+            let cut = actions.len() - count;
+            if cut > 0 && self.confirmed_at.get(cut - 1) == self.confirmed_at.get(cut) {
+                continue;
+            }
+            let before = self.history.get(cut)?;
+            // A smaller budget: this runs only when nothing else explains the table.
+            let limits = SearchLimits {
+                node_budget: self.settings.search.node_budget / 10,
+                ..self.settings.search
+            };
+            let solutions = explain(before, seen, limits);
+            if !solutions.is_empty() {
+                return Some((count, solutions));
+            }
+        }
+        None
+    }
+
+    fn take_back(&mut self, count: usize, frame: u64, events: &mut Vec<RefereeEvent>) {
+        let keep = self.record.actions.len().saturating_sub(count);
+        let Some(state) = self.history.get(keep).cloned() else {
+            return;
+        };
+        self.state = state;
+        self.history.truncate(keep);
+        self.confirmed_at.truncate(keep);
+        self.record.overridden.retain(|&i| i < keep);
+        let removed = self.record.actions.split_off(keep);
+        self.notes.push(Note {
+            removed: removed.clone(),
+            frame,
+            kind: NoteKind::TakenBack,
+            actions: (keep..keep + removed.len()).collect(),
+            text: format!(
+                "The table went back to before {}: taken back, and out of the record.",
+                removed
+                    .iter()
+                    .map(|a| format!("\"{a}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+        events.push(RefereeEvent::Noted(self.notes.len() - 1));
+        for (i, action) in removed.into_iter().enumerate().rev() {
+            events.push(RefereeEvent::TakenBack {
+                frame,
+                index: keep + i,
+                action,
+            });
+        }
+    }
+
+    fn clear_flag(&mut self, frame: u64, outcome: FlagOutcome, events: &mut Vec<RefereeEvent>) {
+        if let Some(flag) = self.flags.last_mut()
+            && flag.cleared.is_none()
+        {
+            flag.cleared = Some(frame);
+            flag.outcome = Some(outcome);
+            events.push(RefereeEvent::FlagCleared(self.flags.len() - 1));
+        }
+    }
+
+    fn resolve_desync(&mut self, frame: u64, events: &mut Vec<RefereeEvent>) {
+        if let Some(desync) = self.desyncs.last_mut()
+            && desync.resolved.is_none()
+        {
+            desync.resolved = Some(frame);
+            events.push(RefereeEvent::Resynced(self.desyncs.len() - 1));
+        }
+    }
+
+    /// The user allows the flagged move against a dice restriction: it is played (the
+    /// record lists it as overridden).
+    pub fn override_flag(&mut self, frame: u64) -> Result<Vec<RefereeEvent>, RefereeError> {
+        let Some(flag) = self.active_flag().cloned() else {
+            return Err(RefereeError::NoFlag);
+        };
+        let Some(action) = flag.action.clone().filter(|_| flag.can_override) else {
+            return Err(RefereeError::CannotOverride(flag.violation));
+        };
+        let mut state = self.state.clone();
+        for step in &flag.prefix {
+            state = state
+                .play(step)
+                .map_err(|e| RefereeError::Illegal(e.violation.to_string()))?;
+        }
+        let (next, _) = state
+            .play_overriding(&action)
+            .map_err(|e| RefereeError::Illegal(e.violation.to_string()))?;
+        let mut events = Vec::new();
+        self.confirm(&flag.prefix, frame, &mut events);
+        self.history.push(std::mem::replace(&mut self.state, next));
+        self.record.overridden.insert(self.record.actions.len());
+        self.record.actions.push(action.clone());
+        self.confirmed_at.push(frame);
+        events.push(RefereeEvent::Confirmed {
+            frame,
+            index: self.record.actions.len() - 1,
+            action,
+        });
+        self.clear_flag(frame, FlagOutcome::Overridden, &mut events);
+        self.last_change = Some(frame);
+        Ok(events)
+    }
+
+    /// The user says what happened (after a desync, or to name a choice the table did not
+    /// show): the actions are checked and played.
+    pub fn play(
+        &mut self,
+        actions: &[Action],
+        frame: u64,
+    ) -> Result<Vec<RefereeEvent>, RefereeError> {
+        let mut state = self.state.clone();
+        for action in actions {
+            state = state
+                .play(action)
+                .map_err(|e| RefereeError::Illegal(format!("{action}: {}", e.violation)))?;
+        }
+        let mut events = Vec::new();
+        self.confirm(actions, frame, &mut events);
+        self.clear_flag(frame, FlagOutcome::Played, &mut events);
+        self.resolve_desync(frame, &mut events);
+        self.last_change = Some(frame);
+        Ok(events)
+    }
+}
+
+/// The state as far as the future of the game is concerned: prestige and its ledger left
+/// out (the table never shows them).
+fn future_key(state: &GameState) -> serde_json::Value {
+    let mut value = serde_json::to_value(state).unwrap_or_default();
+    if let Some(object) = value.as_object_mut() {
+        object.remove("ledger");
+        if let Some(players) = object.get_mut("players").and_then(|p| p.as_array_mut()) {
+            for player in players {
+                if let Some(player) = player.as_object_mut() {
+                    player.remove("prestige");
+                }
+            }
+        }
+        if object.get("phase").is_some_and(|p| p.get("Over").is_some()) {
+            object.insert("phase".to_owned(), serde_json::Value::from("Over"));
+        }
+        // The mana pool is a pile.
+        if let Some(pool) = object.get_mut("mana_pool").and_then(|p| p.as_array_mut()) {
+            pool.sort_by_key(ToString::to_string);
+        }
+        // What lies buried is a pile: the order of floors completed together is not kept.
+        if let Some(towers) = object.get_mut("towers").and_then(|t| t.as_array_mut()) {
+            for tower in towers {
+                for pile in ["buried_dice", "foundation"] {
+                    if let Some(items) = tower.get_mut(pile).and_then(|p| p.as_array_mut()) {
+                        items.sort_by_key(ToString::to_string);
+                    }
+                }
+            }
+        }
+    }
+    value
+}
+
+fn common_prefix(solutions: &[Solution]) -> usize {
+    let Some(first) = solutions.first() else {
+        return 0;
+    };
+    (0..first.actions.len())
+        .take_while(|&i| {
+            solutions
+                .iter()
+                .all(|s| s.actions.get(i) == first.actions.get(i))
+        })
+        .count()
+}

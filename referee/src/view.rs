@@ -1,0 +1,554 @@
+//! What a game state implies the camera should see, what a settled frame did see, and how
+//! the two differ.
+//!
+//! Compared: the top floor of each tower (its level, and the die and meeple on each pillar),
+//! the dice of the roll and of the mana pool, and the meeples on the spellbooks. Buried dice
+//! and foundation meeples are checked only one way: what is seen below a top floor must be
+//! buried there (they are mostly hidden). Reserves are not compared: players hold meeples in
+//! their hands, and the reserve follows from everything else (conservation). What is not
+//! seen at all on a pillar, in the roll or in the mana pool does not count either (it may lie
+//! behind a taller tower or another die); what is seen where the game has nothing does.
+
+use std::collections::BTreeMap;
+
+use rules::{
+    Action, BonusTarget, Die, GameState, Meeple, PillarIndex, PlayerColor, SpellId, TowerId,
+};
+
+use crate::observation::{Observation, Place};
+
+/// A die as the comparison sees it: uncertain dice match any die of their colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Reading {
+    pub die: Die,
+    pub uncertain: bool,
+}
+
+/// The visible content of one top-floor pillar.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PillarLook {
+    pub dice: Vec<Die>,
+    pub meeples: Vec<Meeple>,
+}
+
+/// What the rules say the table shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Expected {
+    pub levels: [u8; 4],
+    pub pillars: [[PillarLook; 3]; 4],
+    pub buried: [Vec<Die>; 4],
+    pub foundation: [Vec<Meeple>; 4],
+    pub tiles: [String; 4],
+    pub roll: Vec<Die>,
+    pub pool: Vec<Die>,
+    pub spellbooks: BTreeMap<(PlayerColor, SpellId), Vec<Meeple>>,
+}
+
+impl Expected {
+    pub fn of(state: &GameState) -> Self {
+        let towers = state.towers();
+        let pillars = towers.each_ref().map(|tower| {
+            PillarIndex::ALL.map(|p| {
+                let content = tower.pillar(p);
+                PillarLook {
+                    dice: content.and_then(|c| c.die).into_iter().collect(),
+                    meeples: content.and_then(|c| c.meeple).into_iter().collect(),
+                }
+            })
+        });
+        let mut spellbooks = BTreeMap::new();
+        for player in state.players() {
+            for spell in SpellId::ALL {
+                if let Some(rank) = player.spell(spell) {
+                    let meeple = Meeple {
+                        player: player.color,
+                        rank,
+                    };
+                    spellbooks.insert((player.color, spell), vec![meeple]);
+                }
+            }
+        }
+        Self {
+            levels: towers.each_ref().map(|t| t.level),
+            pillars,
+            buried: towers.each_ref().map(|t| sorted(t.buried_dice.clone())),
+            foundation: towers.each_ref().map(|t| sorted(t.foundation.clone())),
+            tiles: towers.each_ref().map(|t| t.tile.id.clone()),
+            roll: sorted(state.roll().to_vec()),
+            pool: sorted(state.mana_pool().to_vec()),
+            spellbooks,
+        }
+    }
+
+    /// The table of `before` as the players leave it right after `action`, before a floor
+    /// it completed is scored: the die and meeple (or the lone meeple) on the pillar, the
+    /// meeples still beside the dice. `None` for actions that complete nothing.
+    pub fn before_scoring(before: &GameState, action: &Action) -> Option<Self> {
+        let mut table = Self::of(before);
+        match action {
+            Action::Place {
+                player,
+                die,
+                rank,
+                tower,
+                pillar,
+            } => {
+                let change = before.turn().map_or(0, |t| t.change);
+                let placed = Die::new(die.color, die.value.offset(change)?);
+                remove(&mut table.roll, die)?;
+                let look = &mut table.pillars[tower.index()][pillar.index()];
+                look.dice.push(placed);
+                look.meeples.push(Meeple {
+                    player: *player,
+                    rank: *rank,
+                });
+            }
+            Action::BonusMeeple { player, from, to } => {
+                let rank = match from {
+                    rules::MeepleSource::Reserve(rank) => *rank,
+                    rules::MeepleSource::Spellbook(spell) => {
+                        table.spellbooks.remove(&(*player, *spell))?.first()?.rank
+                    }
+                };
+                let meeple = Meeple {
+                    player: *player,
+                    rank,
+                };
+                match to {
+                    BonusTarget::Pillar { tower, pillar } => {
+                        table.pillars[tower.index()][pillar.index()]
+                            .meeples
+                            .push(meeple);
+                    }
+                    BonusTarget::Spellbook => {
+                        let spell = before.turn()?.pending?.spell;
+                        table
+                            .spellbooks
+                            .entry((*player, spell))
+                            .or_default()
+                            .push(meeple);
+                    }
+                }
+            }
+            Action::SkipBonus { .. } => {}
+            _ => return None,
+        }
+        Some(table)
+    }
+}
+
+fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
+    items.sort();
+    items
+}
+
+fn remove<T: PartialEq>(items: &mut Vec<T>, item: &T) -> Option<()> {
+    let i = items.iter().position(|x| x == item)?;
+    items.remove(i);
+    Some(())
+}
+
+/// A piece seen on a tower.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Piece {
+    Die(Reading),
+    Meeple(Meeple),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct TowerPiece {
+    pub level: u8,
+    pub pillar: PillarIndex,
+    pub buried: bool,
+    pub piece: Piece,
+}
+
+/// What a settled frame shows, sorted by place.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Seen {
+    pub towers: [Vec<TowerPiece>; 4],
+    /// In the order the reading lists them (the roll's order when it is confirmed).
+    pub roll: Vec<Reading>,
+    pub pool: Vec<Reading>,
+    pub spellbooks: BTreeMap<(PlayerColor, SpellId), Vec<Meeple>>,
+    /// Tiles read on floors, by tower and level.
+    pub tiles: BTreeMap<(TowerId, u8), String>,
+    /// Meeples seen in each reserve (not compared: only a tie-breaker).
+    pub reserves: BTreeMap<PlayerColor, Vec<Meeple>>,
+}
+
+impl Seen {
+    pub fn of(observation: &Observation) -> Self {
+        let mut seen = Self::default();
+        for d in &observation.dice {
+            let reading = Reading {
+                die: d.die,
+                uncertain: d.uncertain,
+            };
+            match d.place {
+                Place::Tower {
+                    tower,
+                    level,
+                    pillar,
+                    buried,
+                } => seen.towers[tower.index()].push(TowerPiece {
+                    level,
+                    pillar,
+                    buried,
+                    piece: Piece::Die(reading),
+                }),
+                Place::RollArea => seen.roll.push(reading),
+                Place::ManaPool => seen.pool.push(reading),
+                // A die on a spellbook or in a reserve is in no place of the game: it
+                // counts as missing from where it should be.
+                Place::Spellbook { .. } | Place::Reserve { .. } | Place::Elsewhere => {}
+            }
+        }
+        for m in &observation.meeples {
+            match m.place {
+                Place::Tower {
+                    tower,
+                    level,
+                    pillar,
+                    buried,
+                } => seen.towers[tower.index()].push(TowerPiece {
+                    level,
+                    pillar,
+                    buried,
+                    piece: Piece::Meeple(m.meeple),
+                }),
+                Place::Spellbook { player, spell } => {
+                    seen.spellbooks
+                        .entry((player, spell))
+                        .or_default()
+                        .push(m.meeple);
+                }
+                Place::Reserve { player } => {
+                    seen.reserves.entry(player).or_default().push(m.meeple);
+                }
+                Place::RollArea | Place::ManaPool | Place::Elsewhere => {}
+            }
+        }
+        for floor in &observation.floors {
+            seen.tiles
+                .insert((floor.tower, floor.level), floor.tile.clone());
+        }
+        for tower in &mut seen.towers {
+            tower.sort();
+        }
+        seen
+    }
+
+    /// The seen pieces on a pillar of a tower's floor at `level`, not buried.
+    pub fn on_pillar(
+        &self,
+        tower: TowerId,
+        level: u8,
+        pillar: PillarIndex,
+    ) -> (Vec<Reading>, Vec<Meeple>) {
+        self.on_floor(tower, level, pillar, false)
+    }
+
+    /// The seen pieces on a pillar of a tower's floor at `level`, buried ones too when
+    /// `buried`.
+    pub fn on_floor(
+        &self,
+        tower: TowerId,
+        level: u8,
+        pillar: PillarIndex,
+        buried: bool,
+    ) -> (Vec<Reading>, Vec<Meeple>) {
+        let mut dice = Vec::new();
+        let mut meeples = Vec::new();
+        for piece in &self.towers[tower.index()] {
+            if piece.level == level && piece.pillar == pillar && (buried || !piece.buried) {
+                match piece.piece {
+                    Piece::Die(d) => dice.push(d),
+                    Piece::Meeple(m) => meeples.push(m),
+                }
+            }
+        }
+        (dice, meeples)
+    }
+
+    /// How many meeples of the reserves seen differ from those of `state` (players whose
+    /// reserve is not seen at all are left out).
+    pub fn reserve_difference(&self, state: &GameState) -> usize {
+        state
+            .players()
+            .iter()
+            .filter_map(|player| {
+                let seen = self.reserves.get(&player.color)?;
+                let expected: Vec<Meeple> = player
+                    .reserve_ranks()
+                    .flat_map(|rank| {
+                        let count = match rank {
+                            rules::Rank::Apprentice => player.apprentices,
+                            rules::Rank::Master => 1,
+                        };
+                        std::iter::repeat_n(
+                            Meeple {
+                                player: player.color,
+                                rank,
+                            },
+                            usize::from(count),
+                        )
+                    })
+                    .collect();
+                let (missing, extra) = meeple_difference(&expected, seen);
+                Some(missing.len() + extra.len())
+            })
+            .sum()
+    }
+
+    /// Whether some player's meeple on `spell` is no longer seen there.
+    pub fn spellbook_emptied(&self, expected: &Expected, spell: SpellId) -> bool {
+        expected.spellbooks.iter().any(|(&(player, s), meeples)| {
+            s == spell
+                && !meeples.is_empty()
+                && self
+                    .spellbooks
+                    .get(&(player, s))
+                    .is_none_or(|seen| seen.len() < meeples.len())
+        })
+    }
+
+    pub fn roll_dice(&self) -> Vec<Die> {
+        self.roll.iter().map(|r| r.die).collect()
+    }
+}
+
+/// Where the table differs from the game, and by how many pieces.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Mismatch {
+    pub count: usize,
+    pub pillars: [[bool; 3]; 4],
+    /// A floor was completed or added (pieces above the top floor, or the top floor buried),
+    /// or its tile differs.
+    pub towers: [bool; 4],
+    pub roll: bool,
+    /// Dice of the roll not seen: placed where the table does not show them, or hidden.
+    pub roll_unseen: Vec<Die>,
+    pub pool: bool,
+    pub spells: Vec<(PlayerColor, SpellId)>,
+    /// The differences in words, when asked for.
+    pub words: Vec<String>,
+}
+
+impl Mismatch {
+    /// Whether a piece put on `pillar` of `tower` may explain the difference: the tower
+    /// differs somewhere (a placement that completes a floor changes every pillar).
+    pub fn pillar(&self, tower: TowerId, _pillar: PillarIndex) -> bool {
+        self.towers[tower.index()] || self.pillars[tower.index()].iter().any(|&p| p)
+    }
+
+    pub fn spell(&self, player: PlayerColor, spell: SpellId) -> bool {
+        self.spells.contains(&(player, spell))
+    }
+}
+
+/// The dice of `expected` not seen, and the seen dice not expected. Uncertain readings
+/// match a missing die of their colour.
+pub(crate) fn dice_difference(expected: &[Die], seen: &[Reading]) -> (Vec<Die>, Vec<Die>) {
+    let mut missing: Vec<Die> = expected.to_vec();
+    let mut extra = Vec::new();
+    let mut unsure = Vec::new();
+    for reading in seen {
+        if reading.uncertain {
+            unsure.push(reading.die);
+        } else if remove(&mut missing, &reading.die).is_none() {
+            extra.push(reading.die);
+        }
+    }
+    for die in unsure {
+        match missing.iter().position(|d| d.color == die.color) {
+            Some(i) => {
+                missing.remove(i);
+            }
+            None => extra.push(die),
+        }
+    }
+    (missing, extra)
+}
+
+fn meeple_difference(expected: &[Meeple], seen: &[Meeple]) -> (Vec<Meeple>, Vec<Meeple>) {
+    let mut missing = expected.to_vec();
+    let mut extra = Vec::new();
+    for meeple in seen {
+        if remove(&mut missing, meeple).is_none() {
+            extra.push(*meeple);
+        }
+    }
+    (missing, extra)
+}
+
+fn list<T: std::fmt::Display>(items: &[T]) -> String {
+    if items.is_empty() {
+        return "nothing".to_owned();
+    }
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// Compares the table the rules expect with the one seen; with `words`, also says how they
+/// differ, one sentence per place.
+pub(crate) fn compare(expected: &Expected, seen: &Seen, words: bool) -> Mismatch {
+    let mut m = Mismatch::default();
+    for tower in TowerId::ALL {
+        let t = tower.index();
+        let level = expected.levels[t];
+        for pillar in PillarIndex::ALL {
+            let look = &expected.pillars[t][pillar.index()];
+            let (dice, meeples) = seen.on_pillar(tower, level, pillar);
+            let (missing_dice, extra_dice) = dice_difference(&look.dice, &dice);
+            let (missing_meeples, extra_meeples) = meeple_difference(&look.meeples, &meeples);
+            // A pillar that shows nothing at all of what the game has there may be hidden
+            // behind a taller tower: what is missing counts only beside something seen that
+            // the game does not have there.
+            let extra = extra_dice.len() + extra_meeples.len();
+            let missing = missing_dice.len() + missing_meeples.len();
+            let count = if extra > 0 { extra + missing } else { 0 };
+            if count > 0 {
+                m.count += count;
+                m.pillars[t][pillar.index()] = true;
+                if words {
+                    m.words.push(format!(
+                        "{} of {tower} (level {level}): the game has {}, the table shows {}",
+                        capitalised(&pillar.to_string()),
+                        describe(&look.dice, &look.meeples),
+                        describe(&dice.iter().map(|r| r.die).collect::<Vec<_>>(), &meeples),
+                    ));
+                }
+            }
+        }
+        let mut above = 0;
+        let mut top_buried = 0;
+        let mut below_dice = Vec::new();
+        let mut below_meeples = Vec::new();
+        for piece in &seen.towers[t] {
+            if piece.level > level {
+                above += 1;
+            } else if piece.level == level && piece.buried {
+                top_buried += 1;
+            } else if piece.level < level {
+                match piece.piece {
+                    Piece::Die(d) => below_dice.push(d),
+                    Piece::Meeple(meeple) => below_meeples.push(meeple),
+                }
+            }
+        }
+        let (_, extra_below_dice) = dice_difference(&expected.buried[t], &below_dice);
+        let (_, extra_below_meeples) = meeple_difference(&expected.foundation[t], &below_meeples);
+        let below = extra_below_dice.len() + extra_below_meeples.len();
+        let tile_differs = seen
+            .tiles
+            .get(&(tower, level))
+            .is_some_and(|tile| *tile != expected.tiles[t]);
+        if above + top_buried + below > 0 || tile_differs {
+            m.count += above + top_buried + below + usize::from(tile_differs);
+            m.towers[t] = true;
+            if words {
+                let name = capitalised(&tower.to_string());
+                if above > 0 {
+                    m.words.push(format!(
+                        "{name}: {above} pieces are seen above its top floor (level {level})"
+                    ));
+                }
+                if top_buried > 0 {
+                    m.words.push(format!(
+                        "{name}: its top floor (level {level}) is seen covered by a new floor"
+                    ));
+                }
+                if below > 0 {
+                    let mut pieces: Vec<String> =
+                        extra_below_dice.iter().map(ToString::to_string).collect();
+                    pieces.extend(extra_below_meeples.iter().map(ToString::to_string));
+                    m.words.push(format!(
+                        "{name}: {} seen below its top floor, where the game buried no such piece",
+                        pieces.join(", ")
+                    ));
+                }
+                if tile_differs {
+                    m.words.push(format!(
+                        "{name}: the tile on level {level} is read as \"{}\", the game has \"{}\"",
+                        seen.tiles.get(&(tower, level)).map_or("", String::as_str),
+                        expected.tiles[t]
+                    ));
+                }
+            }
+        }
+    }
+    // A die of the roll that is not seen may lie behind another die or a tower: only dice
+    // seen that the game does not have there count. (Where a die went is still checked
+    // where it arrives: a pillar, the mana pool.)
+    let (missing, extra) = dice_difference(&expected.roll, &seen.roll);
+    m.roll_unseen.clone_from(&missing);
+    if !missing.is_empty() || !extra.is_empty() {
+        m.count += extra.len();
+        m.roll = true;
+        if words {
+            m.words.push(format!(
+                "Roll area: the game has {}, the table shows {}",
+                list(&expected.roll),
+                list(&seen.roll_dice())
+            ));
+        }
+    }
+    // The same for the mana pool: a die not seen may be hidden; a die seen that the game
+    // does not have there counts (with what it replaced).
+    let (missing, extra) = dice_difference(&expected.pool, &seen.pool);
+    if !extra.is_empty() {
+        m.count += missing.len() + extra.len();
+        m.pool = true;
+        if words {
+            m.words.push(format!(
+                "Mana pool: the game has {}, the table shows {}",
+                list(&expected.pool),
+                list(&seen.pool.iter().map(|r| r.die).collect::<Vec<_>>())
+            ));
+        }
+    }
+    let mut spaces: Vec<(PlayerColor, SpellId)> = expected.spellbooks.keys().copied().collect();
+    spaces.extend(seen.spellbooks.keys().copied());
+    spaces.sort();
+    spaces.dedup();
+    for space in spaces {
+        let want = expected.spellbooks.get(&space).cloned().unwrap_or_default();
+        let got = seen.spellbooks.get(&space).cloned().unwrap_or_default();
+        let (missing, extra) = meeple_difference(&want, &got);
+        if !missing.is_empty() || !extra.is_empty() {
+            m.count += missing.len() + extra.len();
+            m.spells.push(space);
+            if words {
+                let (player, spell) = space;
+                m.words.push(format!(
+                    "{player}'s spellbook, {spell}: the game has {}, the table shows {}",
+                    list(&want),
+                    list(&got)
+                ));
+            }
+        }
+    }
+    m
+}
+
+fn describe(dice: &[Die], meeples: &[Meeple]) -> String {
+    let mut parts: Vec<String> = dice.iter().map(|d| format!("the {d}")).collect();
+    parts.extend(meeples.iter().map(ToString::to_string));
+    if parts.is_empty() {
+        "nothing".to_owned()
+    } else {
+        parts.join(" and ")
+    }
+}
