@@ -10,6 +10,8 @@ use rules::{
 use serde::{Deserialize, Serialize};
 
 use crate::files::{FileDialog, FilePurpose};
+use crate::live::{LiveFeed, LiveOptions, LiveRequest};
+use crate::live_view::LiveSession;
 use crate::new_game::NewGameForm;
 use crate::session::Session;
 use crate::tiles_editor::TilesEditor;
@@ -61,6 +63,19 @@ pub enum Command {
     OpenTilesEditor,
     UseCatalogue(TileCatalogue, Option<PathBuf>),
     SetTeachMode(bool),
+    /// Plays the demo game through the live feed (rendered first when not cached).
+    StartDemo,
+    /// Stops watching the camera, recording or demo; the game stays on the table.
+    StopLive,
+    /// An action the live referee confirmed, mirrored into the session.
+    Refereed {
+        action: Action,
+        overridden: bool,
+    },
+    /// The live referee's record replaces the session's (they went apart).
+    FollowRecord(GameRecord),
+    /// A request for the live referee.
+    Live(LiveRequest),
 }
 
 /// An action the rules refused, shown until dismissed or overridden.
@@ -78,6 +93,8 @@ pub struct GameView {
     pub flag: Option<Flag>,
     /// The file this game was last saved to or opened from.
     pub file: Option<PathBuf>,
+    /// The demo's game: never autosaved (it would replace the user's last game).
+    pub demo: bool,
 }
 
 pub enum Screen {
@@ -97,7 +114,15 @@ pub struct TablesightApp {
     pub tiles_editor: Option<TilesEditor>,
     /// A one-line message: saved, opened, or what went wrong.
     pub status: Option<String>,
+    /// The camera, recording or demo being watched and refereed.
+    pub live: Option<LiveSession>,
+    /// Where the demo game is cached; `None`: no demo is offered.
+    pub demo_cache: Option<PathBuf>,
+    /// Whether a camera is attached (without one, the start screen offers the demo).
+    pub camera_attached: bool,
     commands: Vec<Command>,
+    /// The window's context, for the live feed to ask for a repaint.
+    repaint: Option<egui::Context>,
 }
 
 const UNDO: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
@@ -135,7 +160,121 @@ impl TablesightApp {
             file_dialog: None,
             tiles_editor: None,
             status,
+            live: None,
+            demo_cache: None,
+            camera_attached: false,
             commands: Vec::new(),
+            repaint: None,
+        }
+    }
+
+    /// Watches `source` and referees the game on the table through it (a saved
+    /// `calibration`, else the mat's markers); refused when no game is open.
+    pub fn watch(
+        &mut self,
+        source: Box<dyn vision::FrameSource>,
+        calibration: Option<PathBuf>,
+    ) -> Result<(), String> {
+        let Some(game) = self.game() else {
+            return Err(
+                "Start or open a game first: the camera referees the game on the table.".to_owned(),
+            );
+        };
+        let mut options = LiveOptions::new(game.session.record(), self.catalogue.clone());
+        options.calibration = calibration;
+        // The old feed (if any) stops before the new one starts reading.
+        self.live = None;
+        let feed = LiveFeed::start(source, options, self.repaint.clone());
+        self.live = Some(LiveSession::new(feed));
+        Ok(())
+    }
+
+    /// Starts the demo: its game on the table, its frames through the live feed.
+    fn start_demo(&mut self) {
+        let Some(cache) = self.demo_cache.clone() else {
+            self.status = Some("The demo needs a folder to cache its game in.".to_owned());
+            return;
+        };
+        self.live = None;
+        let demo = match crate::demo::open_demo(&cache) {
+            Ok(demo) => demo,
+            Err(error) => {
+                self.status = Some(error);
+                return;
+            }
+        };
+        match Session::new(&demo.setup, &self.catalogue) {
+            Ok(session) => {
+                let mut view = GameView::new(session, None);
+                view.demo = true;
+                self.screen = Screen::Game(Box::new(view));
+                self.status =
+                    Some("The demo: a game refereed through the camera's eyes.".to_owned());
+            }
+            Err(error) => {
+                self.status = Some(format!("The demo's set-up is refused: {error}"));
+                return;
+            }
+        }
+        if let Err(error) = self.watch(demo.source, None) {
+            self.status = Some(error);
+        }
+        // The camera view and the mirrored table side by side need a wide window.
+        if let Some(ctx) = &self.repaint
+            && ctx.content_rect().width() < 1700.0
+        {
+            ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(egui::vec2(1720.0, 960.0)));
+        }
+    }
+
+    /// Mirrors the live referee into the session: confirmed actions are played, taken-back
+    /// ones undone, and its flag shown on the table.
+    fn follow_live(&mut self) {
+        let Some(live) = &mut self.live else {
+            return;
+        };
+        let snapshot = live.feed.snapshot();
+        let referee = &snapshot.referee;
+        let flag_frame = referee.active_flag.as_ref().map(|f| f.frame);
+        let new_flag = flag_frame != live.flag_shown;
+        live.flag_shown = flag_frame;
+        let new_record = referee.version != live.mirrored;
+        live.mirrored = referee.version;
+        let Screen::Game(game) = &mut self.screen else {
+            return;
+        };
+        if new_flag {
+            // The referee's flag on the table too, in the rules' words, when the move is one
+            // the rules refuse from the table's state.
+            game.flag = referee.active_flag.as_ref().and_then(|flag| {
+                let action = flag.action.clone()?;
+                let violation = game.session.state().check(&action).err()?;
+                Some(Flag { action, violation })
+            });
+        }
+        let Some(theirs) = referee.record.as_ref().filter(|_| new_record) else {
+            return;
+        };
+        let ours = game.session.record();
+        let common = ours
+            .actions
+            .iter()
+            .zip(&theirs.actions)
+            .take_while(|(a, b)| a == b)
+            .count();
+        if common == ours.actions.len() {
+            for (index, action) in theirs.actions.iter().enumerate().skip(common) {
+                self.commands.push(Command::Refereed {
+                    action: action.clone(),
+                    overridden: theirs.overridden.contains(&index),
+                });
+            }
+        } else if common == theirs.actions.len() {
+            for _ in common..ours.actions.len() {
+                self.commands.push(Command::Undo);
+            }
+        } else {
+            self.commands.push(Command::FollowRecord(theirs.clone()));
         }
     }
 
@@ -153,8 +292,27 @@ impl TablesightApp {
 
     /// Draws one frame and applies the commands it chose.
     pub fn show(&mut self, ui: &mut Ui) {
+        if self.repaint.is_none() {
+            self.repaint = Some(ui.ctx().clone());
+        }
+        self.follow_live();
         self.shortcuts(ui);
         crate::menu::menu_ui(self, ui);
+        if matches!(self.screen, Screen::NewGame(_))
+            && self.demo_cache.is_some()
+            && !self.camera_attached
+        {
+            egui::Panel::top("demo-offer").show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    ui.label(
+                        "No camera is attached. See a game refereed through the camera's eyes:",
+                    );
+                    if ui.button("Watch the demo").clicked() {
+                        self.commands.push(Command::StartDemo);
+                    }
+                });
+            });
+        }
         match &self.screen {
             Screen::NewGame(_) => crate::new_game::new_game_screen_ui(self, ui),
             Screen::Game(_) => crate::game::game_screen_ui(self, ui),
@@ -233,11 +391,48 @@ impl TablesightApp {
 
     fn apply(&mut self, command: Command) {
         match command {
-            Command::Play(action) => self.play(action, false),
+            Command::Play(action) => {
+                let before = self.game().map(|g| g.session.steps().len());
+                self.play(action.clone(), false);
+                let after = self.game().map(|g| g.session.steps().len());
+                // Played by hand while watching: the referee is told (the camera missed it,
+                // or the table did not show the choice).
+                if let Some(live) = &self.live
+                    && after > before
+                {
+                    live.feed.request(LiveRequest::Play(vec![action]));
+                }
+            }
             Command::Override => {
                 let flagged = self.game_mut().and_then(|g| g.flag.take());
                 if let Some(flag) = flagged {
-                    self.play(flag.action, true);
+                    match &self.live {
+                        // The camera's flag: the referee plays it, and the table follows.
+                        Some(live) if live.flag_shown.is_some() => {
+                            live.feed.request(LiveRequest::Override);
+                        }
+                        _ => self.play(flag.action, true),
+                    }
+                }
+            }
+            Command::StartDemo => self.start_demo(),
+            Command::StopLive => self.live = None,
+            Command::Refereed { action, overridden } => self.mirror(&action, overridden),
+            Command::FollowRecord(record) => match Session::from_record(&record, &self.catalogue) {
+                Ok(session) => {
+                    if let Some(game) = self.game_mut() {
+                        game.session = session;
+                        game.selected_die = None;
+                        self.autosave_now();
+                    }
+                }
+                Err(error) => {
+                    self.status = Some(format!("The referee's record cannot be replayed: {error}"));
+                }
+            },
+            Command::Live(request) => {
+                if let Some(live) = &self.live {
+                    live.feed.request(request);
                 }
             }
             Command::DismissFlag => {
@@ -264,9 +459,13 @@ impl TablesightApp {
                     game.rank = rank;
                 }
             }
-            Command::ShowNewGame => self.show_new_game(),
+            Command::ShowNewGame => {
+                self.live = None;
+                self.show_new_game();
+            }
             Command::StartGame(setup) => match Session::new(&setup, &self.catalogue) {
                 Ok(session) => {
+                    self.live = None;
                     self.settings.players = setup.players.clone();
                     self.screen = Screen::Game(Box::new(GameView::new(session, None)));
                     self.autosave_now();
@@ -346,6 +545,35 @@ impl TablesightApp {
         }
     }
 
+    /// Plays an action the live referee confirmed; a session that refuses it (it went apart
+    /// from the referee) takes the referee's whole record instead.
+    fn mirror(&mut self, action: &Action, overridden: bool) {
+        let Some(game) = self.game_mut() else {
+            return;
+        };
+        let played = if overridden {
+            game.session.play_overriding(action)
+        } else {
+            game.session.play(action)
+        };
+        match played {
+            Ok(()) => {
+                game.flag = None;
+                game.selected_die = None;
+                self.autosave_now();
+            }
+            Err(_) => {
+                let record = self
+                    .live
+                    .as_ref()
+                    .and_then(|live| live.feed.snapshot().referee.record.clone());
+                if let Some(record) = record {
+                    self.commands.push(Command::FollowRecord(record));
+                }
+            }
+        }
+    }
+
     fn edit(&mut self, change: fn(&mut Session) -> bool) {
         if let Some(game) = self.game_mut()
             && change(&mut game.session)
@@ -361,6 +589,9 @@ impl TablesightApp {
         let (Some(path), Some(game)) = (self.autosave.clone(), self.game()) else {
             return;
         };
+        if game.demo {
+            return;
+        }
         if let Err(error) = write_atomically(&path, &game.session.record().to_json()) {
             self.status = Some(format!("Could not autosave to {}: {error}", path.display()));
         }
@@ -406,6 +637,7 @@ impl TablesightApp {
                 if let Some(path) = &file {
                     self.settings.last_file = Some(path.clone());
                 }
+                self.live = None;
                 self.screen = Screen::Game(Box::new(GameView::new(session, file)));
                 self.status = Some(message.to_owned());
                 self.autosave_now();
@@ -423,6 +655,7 @@ impl GameView {
             rank: Rank::Apprentice,
             flag: None,
             file,
+            demo: false,
         }
     }
 }

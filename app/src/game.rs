@@ -13,12 +13,25 @@ pub fn game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
     let mut commands: Vec<Command> = Vec::new();
     // What the current player may do, computed once for the table and the turn bar.
     let legal = view.session.state().legal_actions();
-    egui::Panel::left("players")
-        .resizable(false)
-        .exact_size(292.0)
-        .show(ui, |ui| {
-            crate::players::players_ui(view, teach, ui, &mut commands)
-        });
+    if let Some(live) = app.live.as_mut() {
+        // Watching: the camera's view on the left, the players below it.
+        let width = crate::live_view::panel_width(ui.ctx().content_rect().width());
+        egui::Panel::left("live")
+            .resizable(true)
+            .default_size(width)
+            .show(ui, |ui| {
+                crate::live_view::live_view_ui(live, ui, &mut commands);
+                ui.separator();
+                crate::players::players_ui(view, teach, ui, &mut commands);
+            });
+    } else {
+        egui::Panel::left("players")
+            .resizable(false)
+            .exact_size(292.0)
+            .show(ui, |ui| {
+                crate::players::players_ui(view, teach, ui, &mut commands)
+            });
+    }
     egui::Panel::right("scores")
         .default_size(340.0)
         .show(ui, |ui| {

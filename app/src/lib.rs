@@ -4,12 +4,17 @@
 
 pub mod app;
 pub mod calibration_cli;
+pub mod capture_cli;
 pub mod cli;
+pub mod demo;
 mod files;
 mod game;
+pub mod live;
+pub mod live_view;
 mod log;
 mod menu;
 pub mod new_game;
+pub mod observe;
 mod paint;
 mod players;
 pub mod reader_cli;
@@ -34,8 +39,19 @@ pub enum WindowError {
     Eframe(eframe::Error),
 }
 
-/// Opens the Tablesight window and runs it until it is closed.
-pub fn run_window() -> Result<(), WindowError> {
+/// Whether a camera is attached: a video device on Linux (listing the cameras' modes would
+/// open each one; this only looks).
+fn camera_attached() -> bool {
+    std::fs::read_dir("/dev").is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .any(|e| e.file_name().to_string_lossy().starts_with("video"))
+    })
+}
+
+/// Opens the Tablesight window and runs it until it is closed; `demo` opens it on the demo
+/// game, watched through the camera's path.
+pub fn run_window(demo: bool) -> Result<(), WindowError> {
     let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
@@ -45,7 +61,12 @@ pub fn run_window() -> Result<(), WindowError> {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("Tablesight")
-            .with_inner_size([1360.0, 860.0])
+            // The demo shows the camera beside the mirrored table: it needs more room.
+            .with_inner_size(if demo {
+                [1720.0, 960.0]
+            } else {
+                [1360.0, 860.0]
+            })
             .with_min_inner_size([1100.0, 700.0]),
         ..Default::default()
     };
@@ -61,7 +82,13 @@ pub fn run_window() -> Result<(), WindowError> {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64);
             let autosave = eframe::storage_dir(APP_ID).map(|dir| dir.join("autosave-game.json"));
-            Ok(Box::new(TablesightApp::new(settings, seed, autosave)))
+            let mut app = TablesightApp::new(settings, seed, autosave);
+            app.demo_cache = eframe::storage_dir(APP_ID);
+            app.camera_attached = camera_attached();
+            if demo {
+                app.command(app::Command::StartDemo);
+            }
+            Ok(Box::new(app))
         }),
     )
     .map_err(WindowError::Eframe)

@@ -8,7 +8,7 @@ use rules::PlayerColor;
 
 use std::io::Write;
 
-use tablesight::{calibration_cli, cli, reader_cli, referee_cli, synth_cli};
+use tablesight::{calibration_cli, capture_cli, cli, reader_cli, referee_cli, synth_cli};
 
 #[derive(Parser)]
 #[command(
@@ -17,6 +17,10 @@ use tablesight::{calibration_cli, cli, reader_cli, referee_cli, synth_cli};
     about = "Referee, scorekeeper and teacher for The Towers of Arkhanos"
 )]
 struct Args {
+    /// Open the window on the demo: a game rendered by the synthetic table (the first time,
+    /// in the background), read and refereed as a camera's frames are.
+    #[arg(long)]
+    demo: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -132,7 +136,7 @@ enum Command {
     },
     /// Referees a recorded game headless: confirmed actions, illegal moves, desyncs.
     Referee {
-        /// A folder written by `tablesight synth game` (frames and labels.jsonl).
+        /// A folder of frames, frame-NNNNN.jpg (as `tablesight synth game` writes them).
         frames: PathBuf,
         /// A game record: only its set-up is used (players, first player, tiles, stack).
         #[arg(long)]
@@ -143,9 +147,20 @@ enum Command {
         journal: Option<PathBuf>,
         #[arg(long)]
         tiles: Option<PathBuf>,
-        /// Read the frames' true labels instead of the reader (required for now).
+        /// Read the frames' true labels (labels.jsonl) instead of the pixels: the referee
+        /// alone, without the reader's errors.
         #[arg(long)]
         oracle: bool,
+        /// A saved calibration (`tablesight calibrate --save`); default: the mat's markers
+        /// fitted in the first frames.
+        #[arg(long)]
+        calibration: Option<PathBuf>,
+        /// A folder with other finder.onnx and reader.onnx than the shipped ones.
+        #[arg(long)]
+        models: Option<PathBuf>,
+        /// Frames each reading is voted with before it counts (the reader path).
+        #[arg(long, default_value_t = 5)]
+        vote_frames: u32,
         /// Frames a second of the recording.
         #[arg(long, default_value_t = 15.0)]
         fps: f64,
@@ -159,6 +174,54 @@ enum Command {
     /// Renders the synthetic table: training scenes or whole games, with exact labels.
     #[command(subcommand)]
     Synth(SynthCommand),
+    /// Lists the cameras and what each offers: formats, sizes, frame rates.
+    Cameras {
+        /// Print one JSON object: the cameras with their modes and the mode `record` opens.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Saves a camera's frames for replay: frame-NNNNN.jpg and their index frames.jsonl,
+    /// read back as a folder of frames with the recorded times.
+    Record {
+        /// The camera's number, as `tablesight cameras` lists it.
+        #[arg(long)]
+        camera: u32,
+        /// The folder to write (created; one that already holds a recording is refused).
+        #[arg(long)]
+        out: PathBuf,
+        /// Stop after this many seconds (default: when interrupted; every frame written is
+        /// in the index at once).
+        #[arg(long)]
+        seconds: Option<f64>,
+        /// WIDTHxHEIGHT (default: 1920x1080, else 1280x720, as the camera offers).
+        #[arg(long, value_parser = capture_cli::parse_resolution)]
+        resolution: Option<(u32, u32)>,
+        /// The camera's pixel format (default: MJPEG where offered).
+        #[arg(long, value_enum)]
+        format: Option<FormatArg>,
+        /// Frames a second (default: 30, else the nearest the camera offers from 15 to 30).
+        #[arg(long)]
+        fps: Option<u32>,
+        /// Lock exposure, focus and white balance at what the camera has when it opens.
+        #[arg(long)]
+        lock: bool,
+    },
+}
+
+/// A camera's pixel format, for `tablesight record --format`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum FormatArg {
+    Mjpeg,
+    Yuyv,
+}
+
+impl From<FormatArg> for vision::PixelFormat {
+    fn from(arg: FormatArg) -> Self {
+        match arg {
+            FormatArg::Mjpeg => vision::PixelFormat::Mjpeg,
+            FormatArg::Yuyv => vision::PixelFormat::Yuyv,
+        }
+    }
 }
 
 /// What `tablesight synth` makes.
@@ -281,8 +344,11 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             journal,
             tiles,
             oracle,
+            calibration,
+            models,
             fps,
             settle_frames,
+            vote_frames,
             json,
         } => referee_cli::referee(
             out,
@@ -293,8 +359,11 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                 tiles: tiles.as_deref(),
                 json,
                 oracle,
+                calibration: calibration.as_deref(),
+                models: models.as_deref(),
                 fps,
                 settle_frames,
+                vote_frames,
             },
         ),
         Command::Synth(SynthCommand::Scenes {
@@ -330,6 +399,27 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                 },
             )
         }
+        Command::Cameras { json } => capture_cli::cameras(out, json),
+        Command::Record {
+            camera,
+            out: dir,
+            seconds,
+            resolution,
+            format,
+            fps,
+            lock,
+        } => capture_cli::record(
+            out,
+            &capture_cli::RecordOptions {
+                camera,
+                out: &dir,
+                seconds,
+                resolution,
+                format: format.map(Into::into),
+                fps,
+                lock,
+            },
+        ),
         Command::Calibrate {
             image,
             views,
@@ -356,7 +446,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
 fn main() -> ExitCode {
     let args = Args::parse();
     let Some(command) = args.command else {
-        return match tablesight::run_window() {
+        return match tablesight::run_window(args.demo) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 match error {

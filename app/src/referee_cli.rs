@@ -1,11 +1,15 @@
-//! `tablesight referee FRAMES --setup FILE [--journal FILE] [--json] --oracle`: referees a
-//! recorded game headless, frame by frame, and prints the confirmed actions, the flags, the
-//! desyncs and the prestige.
+//! `tablesight referee FRAMES --setup FILE [--calibration FILE] [--journal FILE] [--json]
+//! [--oracle]`: referees a recorded game headless, frame by frame, and prints the confirmed
+//! actions, the flags, the desyncs and the prestige.
 //!
-//! FRAMES is a folder written by `tablesight synth game`. With `--oracle` the referee reads
-//! each frame's true labels (`labels.jsonl`: the dice and meeples with their places, and the
-//! hands in view) instead of the reader; it never reads the labels' `truth` nor `game.json`
-//! (the answer). `--setup` takes a game record and uses only its set-up.
+//! FRAMES is a folder of frames (`frame-NNNNN.jpg`, as `tablesight synth game` writes them).
+//! Each frame goes through the reader and the calibration (a saved one, or the mat's
+//! markers fitted in the first frames that show enough of them), exactly as a camera's
+//! frames do, and the readings are voted over the last frames before the referee sees
+//! them. With `--oracle` the referee reads each frame's true labels (`labels.jsonl`: the
+//! dice and meeples with their places, and the hands in view) instead: the referee alone,
+//! without the reader's errors. It never reads the labels' `truth` nor `game.json` (the
+//! answer). `--setup` takes a game record and uses only its set-up.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -22,7 +26,10 @@ use rules::{GameSetup, PillarIndex};
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::calibration_cli::{camera_for, layout};
 use crate::cli::{Outcome, catalogue};
+use crate::observe::TableReader;
+use crate::reader_cli::dice_reader;
 
 pub struct RefereeOptions<'a> {
     pub frames: &'a Path,
@@ -31,10 +38,16 @@ pub struct RefereeOptions<'a> {
     pub tiles: Option<&'a Path>,
     pub json: bool,
     pub oracle: bool,
+    /// A saved calibration for the reader path (else the mat's markers in the frames).
+    pub calibration: Option<&'a Path>,
+    /// Other models than the shipped ones (`finder.onnx`, `reader.onnx`).
+    pub models: Option<&'a Path>,
     /// Frames a second of the recording.
     pub fps: f64,
     /// Frames in a row a reading must hold, with no hand over the table, to count as settled.
     pub settle_frames: u32,
+    /// Frames each reading is voted with (the reader path; the oracle is never voted).
+    pub vote_frames: u32,
 }
 
 /// Only the set-up of a game record: its actions are never read.
@@ -148,19 +161,140 @@ impl Journal<'_> {
     }
 }
 
+/// Where each frame's observation comes from.
+enum Eyes {
+    /// The true labels, a line of `labels.jsonl` per frame.
+    Oracle {
+        path: PathBuf,
+        lines: std::io::Lines<BufReader<File>>,
+    },
+    /// The frames' pixels, through the reader and the calibration.
+    Reader {
+        table: Box<TableReader>,
+        frames: Vec<PathBuf>,
+    },
+}
+
+impl Eyes {
+    fn open(options: &RefereeOptions<'_>) -> Result<Self> {
+        if options.oracle {
+            let path = options.frames.join("labels.jsonl");
+            if !path.is_file() {
+                bail!(
+                    "{} has no labels.jsonl: --oracle needs a folder written by `tablesight synth game`",
+                    options.frames.display()
+                );
+            }
+            let file =
+                File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            return Ok(Self::Oracle {
+                path,
+                lines: BufReader::new(file).lines(),
+            });
+        }
+        let frames = frame_files(options.frames)?;
+        let layout = layout(None)?;
+        let camera = first_camera(&layout, &frames, options.calibration)?;
+        let reader = dice_reader(options.models)?;
+        Ok(Self::Reader {
+            table: Box::new(TableReader::new(reader, camera, layout)),
+            frames,
+        })
+    }
+
+    /// The observation of frame `frame`, `None` after the last; `skip` reads nothing (a
+    /// frame before the journal's resume point).
+    fn next(
+        &mut self,
+        frame: u64,
+        fps: f64,
+        state: &rules::GameState,
+        skip: bool,
+    ) -> Result<Option<Observation>> {
+        let time_s = frame as f64 / fps;
+        match self {
+            Self::Oracle { path, lines } => {
+                let Some(line) = lines.next() else {
+                    return Ok(None);
+                };
+                let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+                if skip || line.trim().is_empty() {
+                    return Ok(Some(Observation::default()));
+                }
+                let labels: OracleFrame = serde_json::from_str(&line)
+                    .with_context(|| format!("{} line {}", path.display(), frame + 1))?;
+                observation_of(frame, fps, &labels).map(Some)
+            }
+            Self::Reader { table, frames } => {
+                let Some(path) = frames.get(frame as usize) else {
+                    return Ok(None);
+                };
+                if skip {
+                    return Ok(Some(Observation::default()));
+                }
+                // A frame that cannot be read is a frame where nothing is seen: the vote
+                // and the settling carry the table over it.
+                let image = match vision::read_rgb(path) {
+                    Ok(image) => image,
+                    Err(error) => {
+                        eprintln!("frame {frame} skipped: {error}");
+                        return Ok(Some(Observation {
+                            frame,
+                            time_s,
+                            covered: vec![Zone::Table],
+                            ..Observation::default()
+                        }));
+                    }
+                };
+                let (_, observation) = table.observe(&image, state, frame, time_s)?;
+                Ok(Some(observation))
+            }
+        }
+    }
+}
+
+/// The frames of a folder in order: `frame-NNNNN.jpg` (or .png).
+fn frame_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut frames: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the folder {}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("frame-") && (name.ends_with(".jpg") || name.ends_with(".png"))
+        })
+        .collect();
+    frames.sort();
+    if frames.is_empty() {
+        bail!(
+            "{} has no frames (frame-NNNNN.jpg, as `tablesight synth game` writes them)",
+            dir.display()
+        );
+    }
+    Ok(frames)
+}
+
+/// The camera of a recording: the saved calibration, or the mat's markers fitted in the
+/// first of the first 30 frames that shows enough of them.
+fn first_camera(
+    layout: &calibration::MatLayout,
+    frames: &[PathBuf],
+    saved: Option<&Path>,
+) -> Result<calibration::Camera> {
+    for path in frames.iter().take(30) {
+        let Ok(frame) = vision::read_gray(path) else {
+            continue;
+        };
+        if let Some(camera) = camera_for(layout, &frame, saved)? {
+            return Ok(camera);
+        }
+    }
+    bail!(
+        "no calibration: none of the first frames shows enough of the mat's markers; give one with --calibration (see `tablesight calibrate`)"
+    )
+}
+
 pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Outcome> {
-    if !options.oracle {
-        bail!(
-            "`tablesight referee` reads the frames' true labels for now: add --oracle (the reader path, from the pixels, is not built yet)"
-        );
-    }
-    let labels_path = options.frames.join("labels.jsonl");
-    if !labels_path.is_file() {
-        bail!(
-            "{} has no labels.jsonl: FRAMES is a folder written by `tablesight synth game`",
-            options.frames.display()
-        );
-    }
+    let mut eyes = Eyes::open(options)?;
     let catalogue = catalogue(options.tiles)?;
     let text = std::fs::read_to_string(options.setup)
         .with_context(|| format!("cannot read {}", options.setup.display()))?;
@@ -173,6 +307,12 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
         })?
         .setup;
     let settings = RefereeSettings {
+        // The reader misreads a die now and then; the labels never do.
+        vote_frames: if options.oracle {
+            1
+        } else {
+            options.vote_frames
+        },
         settle: SettleRule {
             frames: options.settle_frames,
             ..SettleRule::default()
@@ -187,22 +327,18 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
             referee.record().actions.len()
         );
     }
-    let reader = BufReader::new(
-        File::open(&labels_path)
-            .with_context(|| format!("cannot read {}", labels_path.display()))?,
-    );
     let started = Instant::now();
     let mut frames = 0u64;
-    for (index, line) in reader.lines().enumerate() {
-        let frame = index as u64;
-        let line = line.with_context(|| format!("cannot read {}", labels_path.display()))?;
-        frames = frame + 1;
-        if frame < resume_from || line.trim().is_empty() {
+    loop {
+        let frame = frames;
+        let skip = frame < resume_from;
+        let Some(observation) = eyes.next(frame, options.fps, referee.state(), skip)? else {
+            break;
+        };
+        frames += 1;
+        if skip {
             continue;
         }
-        let labels: OracleFrame = serde_json::from_str(&line)
-            .with_context(|| format!("{} line {}", labels_path.display(), index + 1))?;
-        let observation = observation_of(frame, options.fps, &labels)?;
         let events = referee.observe(&observation);
         if events.is_empty() {
             continue;

@@ -521,3 +521,34 @@ fn eval_reports_found_and_read_dice_on_real_photos() {
         "{stdout}"
     );
 }
+
+#[test]
+fn cameras_says_when_there_is_none() {
+    let has_video_device = std::fs::read_dir("/dev").is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .any(|e| e.file_name().to_string_lossy().starts_with("video"))
+    });
+    let (code, stdout, stderr) = run(&["cameras"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (json_code, json_stdout, json_stderr) = run(&["cameras", "--json"]);
+    assert_eq!(json_code, 0, "{json_stderr}");
+    let listing: serde_json::Value = serde_json::from_str(&json_stdout).unwrap();
+    if has_video_device {
+        println!("a camera is connected: the no-camera case is not checked\n{stdout}");
+        assert!(listing["cameras"].is_array());
+        return;
+    }
+    assert_eq!(stdout.trim(), "no camera found");
+    assert_eq!(listing, serde_json::json!({"cameras": []}));
+    assert!(json_stderr.contains("no camera found"));
+    // Recording from a camera that is not there says so, and leaves no folder behind.
+    let dir = std::env::temp_dir().join(format!("tablesight-cli-record-{}", std::process::id()));
+    let (code, _, stderr) = run(&["record", "--camera", "0", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("no camera 0: no camera is connected"),
+        "{stderr}"
+    );
+    assert!(!dir.exists());
+}

@@ -354,8 +354,22 @@ fn a_killed_referee_resumes_from_its_journal() {
     assert_eq!(code, 0, "{stderr}");
     let replay: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(replay["prestige"], whole["prestige"]);
-    // Without --oracle the referee says what is missing.
-    let (code, _, stderr) = tablesight(&["referee", &frames, "--setup", &setup]);
-    assert_eq!(code, 1);
-    assert!(stderr.contains("--oracle"), "{stderr}");
+    // A folder without frames says what FRAMES must be, on either path.
+    let empty = work.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let empty = empty.to_string_lossy().into_owned();
+    for oracle in [false, true] {
+        let mut args = vec!["referee", empty.as_str(), "--setup", &setup];
+        if oracle {
+            args.push("--oracle");
+        }
+        let (code, _, stderr) = tablesight(&args);
+        assert_eq!(code, 1);
+        let expected = if oracle {
+            "labels.jsonl"
+        } else {
+            "frame-NNNNN.jpg"
+        };
+        assert!(stderr.contains(expected), "{stderr}");
+    }
 }

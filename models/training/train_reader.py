@@ -221,6 +221,7 @@ def main() -> None:
     parser.add_argument("--real-share", type=float, default=0.5, help="share of real crops in each batch")
     parser.add_argument("--real-only", action="store_true", help="train on real crops alone")
     parser.add_argument("--synth-only", action="store_true", help="train on rendered crops alone (the realism gap)")
+    parser.add_argument("--init", type=Path, help="start from the weights of an earlier run (its .pt)")
     parser.add_argument("--out", type=Path, default=Path("models/reader.onnx"))
     args = parser.parse_args()
     torch.manual_seed(args.seed)
@@ -243,6 +244,8 @@ def main() -> None:
     print(f"train: {len(train['crops'])} crops ({int(train['real'].sum())} real), {args.steps} steps of {args.batch}")
 
     model = Reader(args.width)
+    if args.init:
+        model.load_state_dict(torch.load(args.init))
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.steps)
     history, best, best_state = [], -1.0, None

@@ -14,6 +14,7 @@ mod observation;
 mod referee;
 mod settle;
 mod view;
+mod vote;
 
 pub use error::RefereeError;
 pub use explain::SearchLimits;
@@ -23,3 +24,4 @@ pub use referee::{
     Desync, Flag, FlagOutcome, Note, NoteKind, Referee, RefereeEvent, RefereeSettings,
 };
 pub use settle::SettleRule;
+pub use vote::Voter;

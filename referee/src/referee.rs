@@ -13,10 +13,14 @@ use crate::journal::{JournalNotes, NotesFile, digest};
 use crate::observation::Observation;
 use crate::settle::{SettleRule, Settler};
 use crate::view::{Expected, Seen, compare};
+use crate::vote::Voter;
 
 /// How the referee decides.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RefereeSettings {
+    /// Each frame's reading is voted with this many frames (the last ones) before it is
+    /// watched for settling: 1 (or 0) for exact readings, 5 or so for a camera's reader.
+    pub vote_frames: u32,
     pub settle: SettleRule,
     pub search: SearchLimits,
 }
@@ -174,6 +178,7 @@ pub struct Referee {
     flags: Vec<Flag>,
     desyncs: Vec<Desync>,
     notes: Vec<Note>,
+    voter: Voter,
     settler: Settler,
     /// The frame of the last change (action, flag, desync, note).
     last_change: Option<u64>,
@@ -200,6 +205,7 @@ impl Referee {
             flags: Vec::new(),
             desyncs: Vec::new(),
             notes: Vec::new(),
+            voter: Voter::new(settings.vote_frames),
             settler: Settler::new(settings.settle),
             last_change: None,
             pending: Vec::new(),
@@ -265,6 +271,7 @@ impl Referee {
             flags: notes.flags,
             desyncs: notes.desyncs,
             notes: notes.notes,
+            voter: Voter::new(settings.vote_frames),
             settler: Settler::new(settings.settle),
             last_change: notes.frame,
             pending,
@@ -336,10 +343,11 @@ impl Referee {
     /// Feeds one frame's reading. Only a settled table that differs from the last settled
     /// one is compared with the game.
     pub fn observe(&mut self, observation: &Observation) -> Vec<RefereeEvent> {
-        if !self.settler.update(observation) {
+        let observation = self.voter.vote(observation);
+        if !self.settler.update(&observation) {
             return Vec::new();
         }
-        let events = self.judge(observation);
+        let events = self.judge(&observation);
         if !events.is_empty() {
             self.last_change = Some(observation.frame);
         }

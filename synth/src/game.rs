@@ -175,11 +175,9 @@ pub fn render_game(
     let mut state = setup
         .start(&catalogue)
         .map_err(|e| SynthError::Game(e.to_string()))?;
-    let mut shot = Shot::random(&studio.mat, request.size.0, request.size.1, &mut rng);
-    // A camera that watches a whole game stands well above the table.
-    while studio_elevation(&shot) < 50.0 {
-        shot = Shot::random(&studio.mat, request.size.0, request.size.1, &mut rng);
-    }
+    // A camera that watches a whole game is set up for it: above the table, the mat filling
+    // the picture.
+    let shot = Shot::referee(&studio.mat, request.size.0, request.size.1, &mut rng);
     let mut base = scene_of(studio, &state, request.seed, shot, &mut rng);
     base.clutter.hands.clear();
     base.look.motion = [0.0, 0.0];
@@ -395,12 +393,6 @@ pub fn render_game(
         serde_json::to_string_pretty(&summary).map_err(|e| SynthError::Encode(e.to_string()))?,
     )?;
     Ok(summary)
-}
-
-fn studio_elevation(shot: &Shot) -> f64 {
-    let forward =
-        shot.camera.camera_from_table.rotation.inverse() * calibration::nalgebra::Vector3::z();
-    forward.z.asin().to_degrees()
 }
 
 /// Keeps dice of the roll where they landed while others are taken away.

@@ -28,13 +28,7 @@ impl Shot {
     /// A webcam somewhere around the table, aimed at the mat: from straight above to 35
     /// degrees, from any side, 55 to 80 degrees wide, with its own lens distortion.
     pub fn random(mat: &MatLayout, width: usize, height: usize, rng: &mut impl Rng) -> Self {
-        let fov = rng.random_range(55.0..80.0);
-        let mut intrinsics = Intrinsics::from_field_of_view(width as u32, height as u32, fov);
-        intrinsics.cx_px += rng.random_range(-0.02..0.02) * width as f64;
-        intrinsics.cy_px += rng.random_range(-0.02..0.02) * height as f64;
-        intrinsics.fy_px *= rng.random_range(0.99..1.01);
-        intrinsics.k1 = rng.random_range(-0.28..0.03);
-        intrinsics.k2 = rng.random_range(-0.02..0.08);
+        let (fov, intrinsics) = webcam_lens(width, height, rng);
         let [w, h] = mat.size_mm;
         let target = Point3::new(
             w / 2.0 + rng.random_range(-50.0..50.0),
@@ -46,6 +40,59 @@ impl Shot {
         // Far enough for the mat's long side to fill most of the narrower field.
         let half_fov = (fov.to_radians() / 2.0) * (height as f64 / width as f64).min(1.0);
         let distance = w * rng.random_range(0.45..0.62) / half_fov.tan();
+        Self::from_eye(
+            width, height, intrinsics, target, distance, elevation, azimuth,
+        )
+    }
+
+    /// A webcam set up to referee a game, as the calibration's advice has it: over the
+    /// near long side of the mat, 55 to 80 degrees above it, framing the mat's long side
+    /// across the picture's width with a little margin, so that dice are as large as the
+    /// camera can show them.
+    pub fn referee(mat: &MatLayout, width: usize, height: usize, rng: &mut impl Rng) -> Self {
+        let (fov, intrinsics) = webcam_lens(width, height, rng);
+        let [w, h] = mat.size_mm;
+        let target = Point3::new(
+            w / 2.0 + rng.random_range(-15.0..15.0),
+            h / 2.0 + rng.random_range(-15.0..15.0),
+            0.0,
+        );
+        let elevation = rng.random_range(55.0_f64..80.0).to_radians();
+        let azimuth = rng.random_range(80.0_f64..100.0).to_radians();
+        let margin = rng.random_range(0.02..0.06);
+        // From close, step back until the whole mat is in the picture with the margin.
+        let mut distance = w * 0.5 / (fov.to_radians() / 2.0).tan();
+        loop {
+            let shot = Self::from_eye(
+                width, height, intrinsics, target, distance, elevation, azimuth,
+            );
+            let inside = |(x, y): (f64, f64)| {
+                shot.camera
+                    .project(TablePoint::on_mat(x, y))
+                    .is_some_and(|p| {
+                        (margin..1.0 - margin).contains(&(p.x / width as f64))
+                            && (margin..1.0 - margin).contains(&(p.y / height as f64))
+                    })
+            };
+            let framed = [(0.0, 0.0), (w, 0.0), (0.0, h), (w, h)]
+                .into_iter()
+                .all(inside);
+            if framed || distance > 5.0 * w {
+                return shot;
+            }
+            distance *= 1.04;
+        }
+    }
+
+    fn from_eye(
+        width: usize,
+        height: usize,
+        intrinsics: Intrinsics,
+        target: Point3<f64>,
+        distance: f64,
+        elevation: f64,
+        azimuth: f64,
+    ) -> Self {
         let eye = Point3::new(
             target.x + distance * elevation.cos() * azimuth.cos(),
             target.y + distance * elevation.cos() * azimuth.sin(),
@@ -57,6 +104,19 @@ impl Shot {
             camera: Camera::looking_at(intrinsics, eye, target),
         }
     }
+}
+
+/// A webcam's lens: its horizontal field of view (55 to 80 degrees) and intrinsics, with a
+/// slightly off centre and its own distortion.
+fn webcam_lens(width: usize, height: usize, rng: &mut impl Rng) -> (f64, Intrinsics) {
+    let fov = rng.random_range(55.0..80.0);
+    let mut intrinsics = Intrinsics::from_field_of_view(width as u32, height as u32, fov);
+    intrinsics.cx_px += rng.random_range(-0.02..0.02) * width as f64;
+    intrinsics.cy_px += rng.random_range(-0.02..0.02) * height as f64;
+    intrinsics.fy_px *= rng.random_range(0.99..1.01);
+    intrinsics.k1 = rng.random_range(-0.28..0.03);
+    intrinsics.k2 = rng.random_range(-0.02..0.08);
+    (fov, intrinsics)
 }
 
 /// Everything that makes one picture.

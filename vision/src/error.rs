@@ -11,4 +11,23 @@ pub enum VisionError {
     /// A model file that tract cannot load or run, or whose shapes are not the reader's.
     #[error("the model {model} cannot be used: {reason}")]
     Model { model: String, reason: String },
+    /// The cameras could not be listed, or one could not be opened or read.
+    #[error("camera {camera}: {reason}")]
+    Camera { camera: String, reason: String },
+    /// A camera asked for by number or name that is not connected.
+    #[error("no camera {wanted}: {available}")]
+    NoSuchCamera { wanted: String, available: String },
+    /// The camera offers no mode that matches what was asked for.
+    #[error("camera {camera} offers no {wanted}; it offers {offered}")]
+    NoSuchMode {
+        camera: String,
+        wanted: String,
+        offered: String,
+    },
+    /// A frame from a camera whose bytes are not a picture of the announced format and size.
+    #[error("cannot decode a {format} frame: {reason}")]
+    Decode { format: String, reason: String },
+    /// A folder, a list or an index of recorded frames that cannot be used.
+    #[error("cannot read the frames of {path}: {reason}")]
+    Frames { path: PathBuf, reason: String },
 }

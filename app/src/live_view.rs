@@ -1,0 +1,249 @@
+//! The live view: the camera's image scaled to fit, every reading drawn over it, the status
+//! line, and the referee's active flag and desync. It only reads the feed's newest snapshot
+//! and queues commands; the feed runs on its own thread (`live.rs`).
+
+use std::sync::Arc;
+
+use egui::accesskit::Role;
+use egui::{
+    Align2, Color32, FontId, Rect, RichText, Sense, Shape, Stroke, StrokeKind, TextureHandle,
+    TextureOptions, Ui, Vec2, WidgetInfo,
+};
+
+use crate::app::Command;
+use crate::live::{
+    FeedPhase, LiveFeed, LiveRequest, LiveSnapshot, fit_image, overlay_items, screen_rect,
+};
+
+/// A feed being watched, with what the window keeps of it.
+pub struct LiveSession {
+    pub feed: LiveFeed,
+    /// The version of the referee's record that the session mirrors.
+    pub mirrored: u64,
+    /// The frame of the referee's flag last put on the table.
+    pub flag_shown: Option<u64>,
+    /// The newest frame on the GPU, and its number.
+    texture: Option<(u64, TextureHandle)>,
+}
+
+impl LiveSession {
+    pub fn new(feed: LiveFeed) -> Self {
+        Self {
+            feed,
+            mirrored: 0,
+            flag_shown: None,
+            texture: None,
+        }
+    }
+
+    /// The texture of the snapshot's frame, uploaded when the frame is new.
+    fn texture(&mut self, ui: &Ui, snapshot: &LiveSnapshot) -> Option<&TextureHandle> {
+        let frame = snapshot.frame.as_ref()?;
+        match &mut self.texture {
+            Some((number, handle)) if *number != frame.number => {
+                handle.set(Arc::clone(&frame.image), TextureOptions::LINEAR);
+                *number = frame.number;
+            }
+            Some(_) => {}
+            None => {
+                let handle = ui.ctx().load_texture(
+                    "tablesight-live",
+                    Arc::clone(&frame.image),
+                    TextureOptions::LINEAR,
+                );
+                self.texture = Some((frame.number, handle));
+            }
+        }
+        self.texture.as_ref().map(|(_, handle)| handle)
+    }
+}
+
+const FLAG_RED: Color32 = Color32::from_rgb(150, 25, 25);
+const DESYNC_ORANGE: Color32 = Color32::from_rgb(170, 90, 10);
+
+/// The live view: header, status, image with readings, flag, desync, the referee's events.
+pub fn live_view_ui(live: &mut LiveSession, ui: &mut Ui, commands: &mut Vec<Command>) {
+    let snapshot = live.feed.snapshot();
+    ui.horizontal(|ui| {
+        ui.heading("Camera");
+        let label = match snapshot.phase {
+            FeedPhase::Ended | FeedPhase::Stopped | FeedPhase::Failed(_) => "Close the camera view",
+            FeedPhase::Starting | FeedPhase::Running => "Stop watching",
+        };
+        if ui
+            .button(label)
+            .on_hover_text("The game stays; it can go on by clicks")
+            .clicked()
+        {
+            commands.push(Command::StopLive);
+        }
+    });
+    ui.label(snapshot.status_line());
+    if let Some(problem) = &snapshot.problem {
+        ui.colored_label(ui.visuals().warn_fg_color, problem.as_str());
+    }
+    image_ui(live, &snapshot, ui);
+    if let Some(flag) = &snapshot.referee.active_flag {
+        egui::Frame::new()
+            .fill(FLAG_RED)
+            .inner_margin(8.0)
+            .corner_radius(6.0)
+            .show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                ui.label(
+                    RichText::new(format!("Illegal move seen: {}", flag.violation))
+                        .color(Color32::WHITE)
+                        .strong(),
+                );
+                ui.label(
+                    RichText::new(format!("Rule: {}", flag.rule))
+                        .color(Color32::from_gray(235))
+                        .italics(),
+                );
+                ui.label(
+                    RichText::new("Put the piece back, or allow the move.")
+                        .color(Color32::from_gray(230)),
+                );
+                if flag.can_override
+                    && ui
+                        .button("Allow the move seen")
+                        .on_hover_text(
+                            "The table agreed to waive this restriction; the log keeps it.",
+                        )
+                        .clicked()
+                {
+                    commands.push(Command::Live(LiveRequest::Override));
+                }
+            });
+    }
+    if let Some(desync) = &snapshot.referee.active_desync {
+        egui::Frame::new()
+            .fill(DESYNC_ORANGE)
+            .inner_margin(8.0)
+            .corner_radius(6.0)
+            .show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                ui.label(
+                    RichText::new(format!(
+                        "The table and the game differ (frame {}): no legal move explains it.",
+                        desync.frame
+                    ))
+                    .color(Color32::WHITE)
+                    .strong(),
+                );
+                for difference in &desync.differences {
+                    ui.label(RichText::new(format!("• {difference}")).color(Color32::WHITE));
+                }
+            });
+    }
+    egui::CollapsingHeader::new("What the referee saw")
+        .default_open(false)
+        .show(ui, |ui| {
+            if snapshot.referee.events.is_empty() {
+                ui.label("Nothing yet.");
+            }
+            for event in snapshot.referee.events.iter().rev().take(12) {
+                ui.label(RichText::new(event.as_str()).small());
+            }
+        });
+}
+
+/// The frame scaled to the panel's width, with every reading over it.
+fn image_ui(live: &mut LiveSession, snapshot: &LiveSnapshot, ui: &mut Ui) {
+    let image_size = snapshot
+        .frame
+        .as_ref()
+        .map_or(Vec2::new(1280.0, 720.0), |f| {
+            Vec2::new(f.image.size[0] as f32, f.image.size[1] as f32)
+        });
+    let width = ui.available_width().max(160.0);
+    let height = width * image_size.y / image_size.x.max(1.0);
+    let (area, response) = ui.allocate_exact_size(Vec2::new(width, height), Sense::hover());
+    let painter = ui.painter_at(area);
+    painter.rect_filled(area, 4.0, Color32::from_gray(24));
+    let flagged = snapshot.referee.active_flag.is_some();
+    let Some(texture) = live.texture(ui, snapshot) else {
+        let waiting = match &snapshot.phase {
+            FeedPhase::Failed(why) => format!("The camera view failed: {why}"),
+            _ => "Waiting for the first frame…".to_owned(),
+        };
+        painter.text(
+            area.center(),
+            Align2::CENTER_CENTER,
+            &waiting,
+            FontId::proportional(15.0),
+            Color32::from_gray(200),
+        );
+        response.widget_info(|| WidgetInfo::labeled(Role::Image, true, &waiting));
+        return;
+    };
+    let shown = fit_image(image_size, area);
+    let uv = Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+    painter.image(texture.id(), shown, uv, Color32::WHITE);
+    let items = snapshot
+        .frame
+        .as_ref()
+        .map(|f| overlay_items(&f.reading))
+        .unwrap_or_default();
+    for (i, item) in items.iter().enumerate() {
+        let rect = screen_rect(item.box_px, image_size, shown).expand(1.5);
+        overlay_box(&painter, rect, item.color, item.uncertain);
+        let tag = item.tag.as_str();
+        let galley =
+            painter.layout_no_wrap(tag.to_owned(), FontId::proportional(10.0), Color32::WHITE);
+        let at = rect.left_top() - Vec2::new(0.0, galley.size().y + 1.0);
+        let back = Rect::from_min_size(at, galley.size()).expand(1.0);
+        painter.rect_filled(back, 2.0, item.color.gamma_multiply(0.8).to_opaque());
+        painter.galley(at, galley, Color32::WHITE);
+        let label = format!("{}: {}", item.kind, item.label);
+        ui.interact(rect, response.id.with(i), Sense::hover())
+            .on_hover_text(&label)
+            .widget_info(|| WidgetInfo::labeled(Role::Image, true, &label));
+    }
+    if flagged {
+        painter.rect_stroke(shown, 0.0, Stroke::new(4.0, FLAG_RED), StrokeKind::Inside);
+    }
+    if let Some(frame) = &snapshot.frame {
+        let (dice, meeples) = (frame.reading.dice.len(), frame.reading.meeples.len());
+        let caption = format!(
+            "Camera image: frame {}, {dice} dice and {meeples} meeples read",
+            frame.number
+        );
+        response.widget_info(|| WidgetInfo::labeled(Role::Image, true, &caption));
+    }
+}
+
+/// A reading's box: solid when sure, dashed when uncertain.
+fn overlay_box(painter: &egui::Painter, rect: Rect, color: Color32, uncertain: bool) {
+    let stroke = Stroke::new(2.0, color);
+    if !uncertain {
+        painter.rect_stroke(rect, 2.0, stroke, StrokeKind::Middle);
+        return;
+    }
+    let corners = [
+        rect.left_top(),
+        rect.right_top(),
+        rect.right_bottom(),
+        rect.left_bottom(),
+        rect.left_top(),
+    ];
+    painter.extend(Shape::dashed_line(&corners, stroke, 4.0, 3.0));
+}
+
+/// The width of the live panel in a window of `window_width` points: what the mirrored
+/// table (about 730 points) and the scores (340) leave, within 320-640.
+pub fn panel_width(window_width: f32) -> f32 {
+    (window_width - 340.0 - 730.0).clamp(320.0, 640.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_panel_leaves_the_table_its_room() {
+        assert_eq!(panel_width(1720.0), 640.0);
+        assert_eq!(panel_width(1600.0), 530.0);
+        assert_eq!(panel_width(1100.0), 320.0);
+    }
+}

@@ -1,0 +1,208 @@
+//! From a frame to the referee's [`Observation`]: the reader reads the dice and meeples, the
+//! calibration puts each on its place of the mat (with the towers' heights the game knows),
+//! and the mat's places become the game's (zones by tower, spellbook boards by seat).
+//! The camera, a recording and the demo all referee through here.
+
+use std::collections::HashMap;
+
+use calibration::{Camera, MatLayout, MatPlace};
+use image::RgbImage;
+use referee::{Observation, Place, SeenDie, SeenMeeple};
+use rules::{
+    Die, DieColor, DieValue, GameState, Meeple, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
+};
+use vision::{DiceReader, Reading, TableGeometry, VisionError};
+
+/// The mat zone of each tower.
+fn tower_of_zone(zone: &str) -> Option<TowerId> {
+    TowerId::ALL
+        .into_iter()
+        .find(|&t| synth::tower_zone(t) == zone)
+}
+
+/// A place of the mat in the words of the game; `seats` are the players in seating order
+/// (spellbook board 1 is the first's).
+pub fn game_place(place: Option<&MatPlace>, seats: &[PlayerColor]) -> Place {
+    let seat = |board: u8| seats.get(usize::from(board).wrapping_sub(1)).copied();
+    match place {
+        Some(MatPlace::Tower {
+            tower,
+            level,
+            pillar,
+        }) => match (tower_of_zone(tower), PillarIndex::try_from(*pillar)) {
+            (Some(tower), Ok(pillar)) => Place::Tower {
+                tower,
+                level: *level,
+                pillar,
+                buried: false,
+            },
+            _ => Place::Elsewhere,
+        },
+        Some(MatPlace::RollArea) => Place::RollArea,
+        Some(MatPlace::ManaPool) => Place::ManaPool,
+        Some(MatPlace::Spellbook { board, slot }) => {
+            let spell = SpellId::ALL.get(usize::from(*slot).wrapping_sub(1));
+            match (seat(*board), spell) {
+                (Some(player), Some(&spell)) => Place::Spellbook { player, spell },
+                _ => Place::Elsewhere,
+            }
+        }
+        Some(MatPlace::Reserve { board }) => match seat(*board) {
+            Some(player) => Place::Reserve { player },
+            None => Place::Elsewhere,
+        },
+        None => Place::Elsewhere,
+    }
+}
+
+fn die_color(color: vision::DieColor) -> Option<DieColor> {
+    Some(match color {
+        vision::DieColor::Pink => DieColor::Pink,
+        vision::DieColor::Purple => DieColor::Purple,
+        vision::DieColor::Yellow => DieColor::Yellow,
+        vision::DieColor::Blue => DieColor::Blue,
+        vision::DieColor::Other => return None,
+    })
+}
+
+fn player_color(color: vision::MeepleColor) -> PlayerColor {
+    match color {
+        vision::MeepleColor::Blue => PlayerColor::Blue,
+        vision::MeepleColor::Green => PlayerColor::Green,
+        vision::MeepleColor::Red => PlayerColor::Red,
+        vision::MeepleColor::Yellow => PlayerColor::Yellow,
+    }
+}
+
+/// A located reading as the referee's observation of frame `frame`. Dice of a colour the
+/// game does not have (another game's dice) are left out.
+pub fn observation_of(
+    reading: &Reading,
+    seats: &[PlayerColor],
+    frame: u64,
+    time_s: f64,
+) -> Observation {
+    let mut observation = Observation {
+        frame,
+        time_s,
+        ..Observation::default()
+    };
+    for die in &reading.dice {
+        let (Some(color), Some(value)) = (die_color(die.color), DieValue::new(die.value)) else {
+            continue;
+        };
+        observation.dice.push(SeenDie {
+            die: Die::new(color, value),
+            place: game_place(die.place.as_ref(), seats),
+            confidence: die.confidence,
+            uncertain: die.uncertain,
+        });
+    }
+    for meeple in &reading.meeples {
+        observation.meeples.push(SeenMeeple {
+            meeple: Meeple {
+                player: player_color(meeple.player),
+                rank: match meeple.rank {
+                    vision::MeepleRank::Apprentice => Rank::Apprentice,
+                    vision::MeepleRank::Master => Rank::Master,
+                },
+            },
+            place: game_place(meeple.place.as_ref(), seats),
+            confidence: meeple.confidence,
+            uncertain: meeple.uncertain,
+        });
+    }
+    observation
+}
+
+/// The reader and the calibration of one camera: frames in, observations out.
+pub struct TableReader {
+    reader: DiceReader,
+    geometry: TableGeometry,
+}
+
+impl TableReader {
+    pub fn new(reader: DiceReader, camera: Camera, layout: MatLayout) -> Self {
+        Self {
+            reader,
+            geometry: TableGeometry::new(camera, layout),
+        }
+    }
+
+    /// The camera now in use (after a re-calibration, the new one).
+    pub fn set_camera(&mut self, camera: Camera) {
+        self.geometry.camera = camera;
+    }
+
+    /// Reads `image`, frame `frame` at `time_s`, of a table where the game is at `state`
+    /// (its towers' heights tell at which floor to look for pieces). Returns the reading
+    /// with places (to draw) and the observation (to referee).
+    pub fn observe(
+        &mut self,
+        image: &RgbImage,
+        state: &GameState,
+        frame: u64,
+        time_s: f64,
+    ) -> Result<(Reading, Observation), VisionError> {
+        let mut reading = self.reader.read(image)?;
+        self.geometry.tower_levels = state
+            .towers()
+            .iter()
+            .map(|t| (synth::tower_zone(t.id).to_owned(), t.level))
+            .collect::<HashMap<_, _>>();
+        self.geometry.locate(&mut reading);
+        let seats: Vec<PlayerColor> = state.players().iter().map(|p| p.color).collect();
+        let observation = observation_of(&reading, &seats, frame, time_s);
+        Ok((reading, observation))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mat_places_become_the_game_places_by_seat() {
+        let seats = [PlayerColor::Red, PlayerColor::Green];
+        let tower = MatPlace::Tower {
+            tower: "tower-central".to_owned(),
+            level: 2,
+            pillar: 3,
+        };
+        assert_eq!(
+            game_place(Some(&tower), &seats),
+            Place::Tower {
+                tower: TowerId::Central,
+                level: 2,
+                pillar: PillarIndex::Third,
+                buried: false
+            }
+        );
+        let book = MatPlace::Spellbook { board: 2, slot: 1 };
+        assert_eq!(
+            game_place(Some(&book), &seats),
+            Place::Spellbook {
+                player: PlayerColor::Green,
+                spell: SpellId::ALL[0]
+            }
+        );
+        // A board nobody sits at, a zone of no tower, nowhere: elsewhere.
+        assert_eq!(
+            game_place(Some(&MatPlace::Reserve { board: 3 }), &seats),
+            Place::Elsewhere
+        );
+        let nowhere = MatPlace::Tower {
+            tower: "tower-z".to_owned(),
+            level: 1,
+            pillar: 1,
+        };
+        assert_eq!(game_place(Some(&nowhere), &seats), Place::Elsewhere);
+        assert_eq!(game_place(None, &seats), Place::Elsewhere);
+        assert_eq!(
+            game_place(Some(&MatPlace::Reserve { board: 1 }), &seats),
+            Place::Reserve {
+                player: PlayerColor::Red
+            }
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! The live view fed by recorded frames (no camera, no rendering): the readings drawn over
+//! the image, the status line, the demo played from its cache, the referee's record
+//! mirrored into the table, and a clean stop.
+
+// A test that cannot find its widget should fail loudly; helpers unwrap like tests do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use egui::Vec2;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use tablesight::app::Command;
+use tablesight::live::{FeedPhase, LiveRequest, LiveSnapshot};
+use tablesight::{Settings, TablesightApp};
+use vision::{FrameFiles, FrameSource, Pace, SourceEvent};
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+fn harness(app: TablesightApp) -> Harness<'static, TablesightApp> {
+    let mut harness = Harness::builder()
+        .with_size(Vec2::new(1720.0, 960.0))
+        .build_ui_state(|ui, app: &mut TablesightApp| app.show(ui), app);
+    harness.run();
+    harness
+}
+
+/// Clicks and draws a few frames (not `run`: a running feed asks for frames of its own).
+fn click(harness: &mut Harness<'static, TablesightApp>, label: &str) {
+    harness.get_by_label(label).click();
+    for _ in 0..3 {
+        harness.step();
+    }
+}
+
+fn snapshot(harness: &Harness<'static, TablesightApp>) -> Arc<LiveSnapshot> {
+    harness.state().live.as_ref().unwrap().feed.snapshot()
+}
+
+/// Steps the window (the feed runs on its own thread) until `done`, for at most 3 minutes
+/// (the reader loads and reads at debug speed).
+fn step_until(
+    harness: &mut Harness<'static, TablesightApp>,
+    what: &str,
+    done: impl Fn(&Harness<'static, TablesightApp>) -> bool,
+) {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while !done(harness) {
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; the live view said: {}",
+            snapshot(harness).status_line()
+        );
+        std::thread::sleep(Duration::from_millis(30));
+        harness.step();
+    }
+    // Draw the state reached (the texture and the overlays) twice, as a user would see it.
+    harness.step();
+    harness.step();
+}
+
+/// A source that says when the worker has let it go (the worker has ended).
+struct Watched<S> {
+    inner: S,
+    dropped: Arc<AtomicBool>,
+}
+
+impl<S: FrameSource> FrameSource for Watched<S> {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+
+    fn next_event(&mut self, wait: Duration) -> SourceEvent {
+        self.inner.next_event(wait)
+    }
+}
+
+impl<S> Drop for Watched<S> {
+    fn drop(&mut self) {
+        self.dropped.store(true, Ordering::Release);
+    }
+}
+
+#[test]
+fn the_live_view_draws_the_readings_and_says_where_it_is() {
+    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
+    click(&mut harness, "Start the game");
+    let reader = fixtures().join("reader");
+    let frame = reader.join("scene-720p-1.jpg");
+    let source = FrameFiles::files(vec![frame.clone(), frame], 15.0, Pace::Fastest).unwrap();
+    let dropped = Arc::new(AtomicBool::new(false));
+    let watched = Watched {
+        inner: source,
+        dropped: Arc::clone(&dropped),
+    };
+    harness
+        .state_mut()
+        .watch(
+            Box::new(watched),
+            Some(reader.join("calibration-720p-1.json")),
+        )
+        .unwrap();
+    step_until(&mut harness, "both frames read", |h| {
+        let s = snapshot(h);
+        s.phase == FeedPhase::Ended && s.frames_read == 2
+    });
+    let shot = snapshot(&harness);
+    let reading = &shot.frame.as_ref().unwrap().reading;
+    assert!(!reading.dice.is_empty(), "the rendered scene has dice");
+    assert!(
+        harness
+            .query_by_label_contains("Camera image: frame 1,")
+            .is_some()
+    );
+    let dice = harness.query_all_by_label_contains("die: ").count();
+    assert_eq!(dice, reading.dice.len(), "every die read is drawn");
+    let meeples = harness.query_all_by_label_contains("meeple: ").count();
+    assert_eq!(meeples, reading.meeples.len(), "every meeple read is drawn");
+    // The status line: the source, the calibration, frames a second and reading time.
+    let status = snapshot(&harness).status_line();
+    for part in [
+        "2 image files at 15 fps",
+        "the recording has ended",
+        "calibrated (saved calibration)",
+        " ms",
+    ] {
+        assert!(status.contains(part), "{status}");
+    }
+    assert!(harness.query_by_label_contains(&status).is_some());
+    // Every reading has its place on the mat, the calibration being there.
+    assert!(reading.dice.iter().any(|d| d.place.is_some()));
+
+    click(&mut harness, "Close the camera view");
+    assert!(harness.state().live.is_none());
+    assert!(dropped.load(Ordering::Acquire), "the worker has ended");
+    assert!(
+        harness.state().game().is_some(),
+        "the game stays on the table"
+    );
+}
+
+#[test]
+fn stopping_a_running_feed_ends_its_worker_at_once() {
+    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
+    click(&mut harness, "Start the game");
+    let frame = fixtures().join("synth/game/frame-00000.jpg");
+    // One frame every 10 s: the worker is waiting on the source when stopped.
+    let source = FrameFiles::files(vec![frame.clone(), frame], 0.1, Pace::Recorded).unwrap();
+    let dropped = Arc::new(AtomicBool::new(false));
+    harness
+        .state_mut()
+        .watch(
+            Box::new(Watched {
+                inner: source,
+                dropped: Arc::clone(&dropped),
+            }),
+            None,
+        )
+        .unwrap();
+    step_until(&mut harness, "the first frame", |h| {
+        snapshot(h).frames_read == 1
+    });
+    assert!(
+        harness
+            .query_by_label_contains("looking for the mat's markers")
+            .is_some(),
+        "a frame without markers: {}",
+        snapshot(&harness).status_line()
+    );
+    let started = Instant::now();
+    click(&mut harness, "Stop watching");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(harness.state().live.is_none());
+    assert!(dropped.load(Ordering::Acquire), "the worker has ended");
+}
+
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+    }
+}
+
+#[test]
+fn the_demo_plays_from_its_cache_and_the_table_follows_the_referee() {
+    let cache = std::env::temp_dir().join(format!("tablesight-live-demo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    // A rendered game stands in for the cached demo (small frames: plumbing, not reading).
+    let game = fixtures().join("synth/game");
+    copy_folder(&game, &tablesight::demo::demo_dir(&cache));
+    let record =
+        rules::GameRecord::from_json(&std::fs::read_to_string(game.join("record.json")).unwrap())
+            .unwrap();
+
+    let mut app = TablesightApp::new(Settings::default(), 7, None);
+    app.demo_cache = Some(cache.clone());
+    let mut harness = harness(app);
+    click(&mut harness, "Watch the demo");
+    let session = &harness.state().game().unwrap().session;
+    assert_eq!(
+        session.record().setup,
+        record.setup.resolved(&rules::TileCatalogue::arkhanos()),
+        "the demo's game is on the table"
+    );
+    step_until(&mut harness, "three frames", |h| {
+        snapshot(h).frames_read >= 3
+    });
+    assert!(
+        harness
+            .query_by_label_contains("the demo game (229 frames)")
+            .is_some()
+    );
+    assert!(
+        harness
+            .query_by_label_contains("Camera image: frame")
+            .is_some()
+    );
+
+    // The referee confirms what the user says happened; the table follows it.
+    let first = record.actions[0].clone();
+    harness
+        .state_mut()
+        .command(Command::Live(LiveRequest::Play(vec![first.clone()])));
+    step_until(&mut harness, "the table to follow the referee", |h| {
+        h.state().game().unwrap().session.steps().len() == 1
+    });
+    assert_eq!(
+        harness.state().game().unwrap().session.steps()[0].action,
+        first
+    );
+    assert!(
+        harness
+            .query_all_by_label_contains("rolls")
+            .next()
+            .is_some(),
+        "the log shows the refereed roll"
+    );
+
+    click(&mut harness, "Stop watching");
+    assert!(harness.state().live.is_none());
+    std::fs::remove_dir_all(&cache).unwrap();
+}
+
+#[test]
+fn the_start_screen_offers_the_demo_only_without_a_camera() {
+    let mut app = TablesightApp::new(Settings::default(), 7, None);
+    app.demo_cache = Some(std::env::temp_dir());
+    app.camera_attached = true;
+    let mut harness = harness(app);
+    assert!(harness.query_by_label("Watch the demo").is_none());
+    harness.state_mut().camera_attached = false;
+    harness.run();
+    assert!(harness.query_by_label("Watch the demo").is_some());
+}
