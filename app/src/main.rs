@@ -171,6 +171,31 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Referees the live table headless: a camera (or a recording at its own pace) through
+    /// the reader, the calibration and the referee; prints each confirmed action, flag and
+    /// desync as it happens.
+    Watch {
+        /// The camera's number, as `tablesight cameras` lists it.
+        #[arg(long, conflicts_with = "frames")]
+        camera: Option<u32>,
+        /// A folder of frames (`tablesight record`, `tablesight synth game`) instead.
+        #[arg(long)]
+        frames: Option<PathBuf>,
+        /// A game record: only its set-up is used (players, first player, tiles, stack).
+        #[arg(long)]
+        setup: PathBuf,
+        /// A saved calibration (`tablesight calibrate --save`); default: the mat's markers.
+        #[arg(long)]
+        calibration: Option<PathBuf>,
+        /// A game journal to write (and to resume from when it exists).
+        #[arg(long)]
+        journal: Option<PathBuf>,
+        #[arg(long)]
+        tiles: Option<PathBuf>,
+        /// Frames a second of a folder of frames without an index.
+        #[arg(long, default_value_t = 15.0)]
+        fps: f64,
+    },
     /// Renders the synthetic table: training scenes or whole games, with exact labels.
     #[command(subcommand)]
     Synth(SynthCommand),
@@ -353,7 +378,8 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
         } => referee_cli::referee(
             out,
             &referee_cli::RefereeOptions {
-                frames: &frames,
+                source: referee_cli::Source::Frames(&frames),
+                pace: vision::Pace::Fastest,
                 setup: &setup,
                 journal: journal.as_deref(),
                 tiles: tiles.as_deref(),
@@ -366,6 +392,37 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                 vote_frames,
             },
         ),
+        Command::Watch {
+            camera,
+            frames,
+            setup,
+            calibration,
+            journal,
+            tiles,
+            fps,
+        } => {
+            let source = match (&frames, camera) {
+                (Some(dir), _) => referee_cli::Source::Frames(dir),
+                (None, camera) => referee_cli::Source::Camera(camera.unwrap_or(0)),
+            };
+            referee_cli::referee(
+                out,
+                &referee_cli::RefereeOptions {
+                    source,
+                    pace: vision::Pace::Recorded,
+                    setup: &setup,
+                    journal: journal.as_deref(),
+                    tiles: tiles.as_deref(),
+                    json: false,
+                    oracle: false,
+                    calibration: calibration.as_deref(),
+                    models: None,
+                    fps,
+                    settle_frames: 3,
+                    vote_frames: 5,
+                },
+            )
+        }
         Command::Synth(SynthCommand::Scenes {
             out: dir,
             seed,

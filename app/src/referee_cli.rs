@@ -30,9 +30,24 @@ use crate::calibration_cli::{camera_for, layout};
 use crate::cli::{Outcome, catalogue};
 use crate::observe::TableReader;
 use crate::reader_cli::dice_reader;
+use std::time::Duration;
+use vision::{
+    CameraControls, CameraSource, FrameFiles, FrameSource, ModeRequest, Pace, SourceEvent,
+    WatchSettings,
+};
+
+/// Where the frames come from.
+pub enum Source<'a> {
+    /// A folder of frames: `frame-NNNNN.jpg` of a rendered game, or a recording.
+    Frames(&'a Path),
+    /// A live camera, by its number in `tablesight cameras`.
+    Camera(u32),
+}
 
 pub struct RefereeOptions<'a> {
-    pub frames: &'a Path,
+    pub source: Source<'a>,
+    /// A recording's frames as fast as they can be read, or at their own pace (`watch`).
+    pub pace: Pace,
     pub setup: &'a Path,
     pub journal: Option<&'a Path>,
     pub tiles: Option<&'a Path>,
@@ -168,41 +183,63 @@ enum Eyes {
         path: PathBuf,
         lines: std::io::Lines<BufReader<File>>,
     },
-    /// The frames' pixels, through the reader and the calibration.
+    /// The frames' pixels (a camera, a recording, a rendered game), through the reader and
+    /// the calibration.
     Reader {
-        table: Box<TableReader>,
-        frames: Vec<PathBuf>,
+        source: Box<dyn FrameSource>,
+        layout: calibration::MatLayout,
+        /// The saved calibration, if given.
+        saved: Option<PathBuf>,
+        models: Option<PathBuf>,
+        /// Made at the first frame whose camera is known.
+        table: Option<Box<TableReader>>,
     },
 }
 
 impl Eyes {
     fn open(options: &RefereeOptions<'_>) -> Result<Self> {
-        if options.oracle {
-            let path = options.frames.join("labels.jsonl");
-            if !path.is_file() {
-                bail!(
-                    "{} has no labels.jsonl: --oracle needs a folder written by `tablesight synth game`",
-                    options.frames.display()
-                );
+        let source: Box<dyn FrameSource> = match &options.source {
+            Source::Frames(dir) if options.oracle => {
+                let path = dir.join("labels.jsonl");
+                if !path.is_file() {
+                    bail!(
+                        "{} has no labels.jsonl: --oracle needs a folder written by `tablesight synth game`",
+                        dir.display()
+                    );
+                }
+                let file =
+                    File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+                return Ok(Self::Oracle {
+                    path,
+                    lines: BufReader::new(file).lines(),
+                });
             }
-            let file =
-                File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
-            return Ok(Self::Oracle {
-                path,
-                lines: BufReader::new(file).lines(),
-            });
-        }
-        let frames = frame_files(options.frames)?;
-        let layout = layout(None)?;
-        let camera = first_camera(&layout, &frames, options.calibration)?;
-        let reader = dice_reader(options.models)?;
+            Source::Frames(dir) => {
+                Box::new(FrameFiles::folder(dir, Some(options.fps), options.pace)?)
+            }
+            Source::Camera(index) => {
+                if options.oracle {
+                    bail!("--oracle reads the labels of a rendered game, not a camera");
+                }
+                Box::new(CameraSource::open(
+                    *index,
+                    &ModeRequest::default(),
+                    CameraControls::locked(),
+                    WatchSettings::default(),
+                )?)
+            }
+        };
+        eprintln!("watching {}", source.describe());
         Ok(Self::Reader {
-            table: Box::new(TableReader::new(reader, camera, layout)),
-            frames,
+            source,
+            layout: layout(None)?,
+            saved: options.calibration.map(Path::to_path_buf),
+            models: options.models.map(Path::to_path_buf),
+            table: None,
         })
     }
 
-    /// The observation of frame `frame`, `None` after the last; `skip` reads nothing (a
+    /// The observation of the next frame, `None` after the last; `skip` reads nothing (a
     /// frame before the journal's resume point).
     fn next(
         &mut self,
@@ -211,7 +248,6 @@ impl Eyes {
         state: &rules::GameState,
         skip: bool,
     ) -> Result<Option<Observation>> {
-        let time_s = frame as f64 / fps;
         match self {
             Self::Oracle { path, lines } => {
                 let Some(line) = lines.next() else {
@@ -225,72 +261,63 @@ impl Eyes {
                     .with_context(|| format!("{} line {}", path.display(), frame + 1))?;
                 observation_of(frame, fps, &labels).map(Some)
             }
-            Self::Reader { table, frames } => {
-                let Some(path) = frames.get(frame as usize) else {
-                    return Ok(None);
+            Self::Reader {
+                source,
+                layout,
+                saved,
+                models,
+                table,
+            } => {
+                let image = loop {
+                    match source.next_event(Duration::from_secs(1)) {
+                        SourceEvent::Frame(f) => break f.image,
+                        SourceEvent::End => return Ok(None),
+                        SourceEvent::Status(status) => eprintln!("camera: {status}"),
+                        // A frame that cannot be read is a frame where nothing is seen: the
+                        // vote and the settling carry the table over it.
+                        SourceEvent::Skipped(error) => eprintln!("frame skipped: {error}"),
+                        SourceEvent::Waiting => {}
+                    }
+                };
+                // The frame's number in the order read, so that a journal resumes at the
+                // same frame of a recording.
+                let time_s = frame as f64 / fps;
+                let hidden = Observation {
+                    frame,
+                    time_s,
+                    covered: vec![Zone::Table],
+                    ..Observation::default()
                 };
                 if skip {
-                    return Ok(Some(Observation::default()));
+                    return Ok(Some(hidden));
                 }
-                // A frame that cannot be read is a frame where nothing is seen: the vote
-                // and the settling carry the table over it.
-                let image = match vision::read_rgb(path) {
-                    Ok(image) => image,
-                    Err(error) => {
-                        eprintln!("frame {frame} skipped: {error}");
-                        return Ok(Some(Observation {
-                            frame,
-                            time_s,
-                            covered: vec![Zone::Table],
-                            ..Observation::default()
-                        }));
-                    }
+                if table.is_none() {
+                    let gray =
+                        vision::gray_from_image(&image::DynamicImage::ImageRgb8(image.clone()));
+                    let Some(camera) = camera_for(layout, &gray, saved.as_deref())? else {
+                        // Until the mat's markers are seen, nothing is refereed.
+                        if frame.is_multiple_of(30) {
+                            eprintln!(
+                                "frame {frame}: too few of the mat's markers to calibrate; give a saved calibration with --calibration"
+                            );
+                        }
+                        return Ok(Some(hidden));
+                    };
+                    eprintln!("calibrated from frame {frame}");
+                    *table = Some(Box::new(TableReader::new(
+                        dice_reader(models.as_deref())?,
+                        camera,
+                        layout.clone(),
+                    )));
+                }
+                let Some(table) = table else {
+                    return Ok(Some(hidden));
                 };
                 let (_, observation) = table.observe(&image, state, frame, time_s)?;
                 Ok(Some(observation))
             }
         }
     }
-}
-
-/// The frames of a folder in order: `frame-NNNNN.jpg` (or .png).
-fn frame_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut frames: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read the folder {}", dir.display()))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.starts_with("frame-") && (name.ends_with(".jpg") || name.ends_with(".png"))
-        })
-        .collect();
-    frames.sort();
-    if frames.is_empty() {
-        bail!(
-            "{} has no frames (frame-NNNNN.jpg, as `tablesight synth game` writes them)",
-            dir.display()
-        );
-    }
-    Ok(frames)
-}
-
-/// The camera of a recording: the saved calibration, or the mat's markers fitted in the
-/// first of the first 30 frames that shows enough of them.
-fn first_camera(
-    layout: &calibration::MatLayout,
-    frames: &[PathBuf],
-    saved: Option<&Path>,
-) -> Result<calibration::Camera> {
-    for path in frames.iter().take(30) {
-        let Ok(frame) = vision::read_gray(path) else {
-            continue;
-        };
-        if let Some(camera) = camera_for(layout, &frame, saved)? {
-            return Ok(camera);
-        }
-    }
-    bail!(
-        "no calibration: none of the first frames shows enough of the mat's markers; give one with --calibration (see `tablesight calibrate`)"
-    )
 }
 
 pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Outcome> {
