@@ -99,10 +99,12 @@ impl CameraSource {
         }
     }
 
+    /// The capture behind it: its status, device and counters.
     pub fn capture(&self) -> &LiveCapture {
         &self.capture
     }
 
+    /// The capture's counters.
     pub fn stats(&self) -> CaptureStats {
         self.capture.stats()
     }
@@ -158,6 +160,7 @@ pub struct RecordingHeader {
 }
 
 impl RecordingHeader {
+    /// The header of a recording from `camera` in `mode`.
     pub fn new(camera: impl Into<String>, mode: Option<crate::capture::CameraMode>) -> Self {
         Self {
             format: RECORDING_FORMAT.to_owned(),
@@ -323,6 +326,7 @@ impl FrameFiles {
         self.entries.len()
     }
 
+    /// Never true: an empty list or folder is refused.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
