@@ -243,14 +243,8 @@ impl FrameSource for DemoFrames {
         }
         let timestamp = Duration::from_secs_f64(self.next as f64 / f64::from(DEMO_FPS));
         let start = *self.clock.get_or_insert_with(Instant::now);
-        let due = start + timestamp;
-        let now = Instant::now();
-        if due > now {
-            if due - now > wait {
-                std::thread::sleep(wait);
-                return SourceEvent::Waiting;
-            }
-            std::thread::sleep(due - now);
+        if !vision::source::wait_until(start + timestamp, wait) {
+            return SourceEvent::Waiting;
         }
         let number = self.next;
         self.next += 1;

@@ -210,6 +210,20 @@ pub enum Pace {
     Fastest,
 }
 
+/// Sleeps until `due` when it comes within `wait` and says true; else sleeps `wait` and says
+/// false (the frame is not due yet: the source answers `Waiting`). Paces replayed frames.
+pub fn wait_until(due: Instant, wait: Duration) -> bool {
+    let now = Instant::now();
+    if due > now {
+        if due - now > wait {
+            std::thread::sleep(wait);
+            return false;
+        }
+        std::thread::sleep(due - now);
+    }
+    true
+}
+
 /// Frames of a folder of rendered games without `game.json`.
 pub const DEFAULT_FPS: f64 = 15.0;
 
@@ -349,14 +363,8 @@ impl FrameSource for FrameFiles {
         if self.pace == Pace::Recorded {
             let first = self.entries.first().map_or(Duration::ZERO, |e| e.timestamp);
             let start = *self.clock.get_or_insert_with(Instant::now);
-            let due = start + entry.timestamp.saturating_sub(first);
-            let now = Instant::now();
-            if due > now {
-                if due - now > wait {
-                    std::thread::sleep(wait);
-                    return SourceEvent::Waiting;
-                }
-                std::thread::sleep(due - now);
+            if !wait_until(start + entry.timestamp.saturating_sub(first), wait) {
+                return SourceEvent::Waiting;
             }
         }
         self.next += 1;
