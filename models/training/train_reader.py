@@ -221,11 +221,12 @@ def main() -> None:
     parser.add_argument("--real-share", type=float, default=0.5, help="share of real crops in each batch")
     parser.add_argument("--real-only", action="store_true", help="train on real crops alone")
     parser.add_argument("--synth-only", action="store_true", help="train on rendered crops alone (the realism gap)")
-    parser.add_argument("--init", type=Path, help="start from the weights of an earlier run (its .pt)")
+    parser.add_argument("--init", type=Path, help="start from the weights of an earlier run (its .pt, or an exported .onnx)")
     parser.add_argument("--out", type=Path, default=Path("models/reader.onnx"))
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
 
     parts = []
     if not args.synth_only:
@@ -244,11 +245,14 @@ def main() -> None:
     print(f"train: {len(train['crops'])} crops ({int(train['real'].sum())} real), {args.steps} steps of {args.batch}")
 
     model = Reader(args.width)
-    if args.init:
+    if args.init and args.init.suffix == ".onnx":
+        sample = rng.choice(len(train["crops"]), 512, replace=False)
+        init_from_onnx(model, args.init, augment({k: v[sample] for k, v in train.items()}, rng)[0])
+    elif args.init:
         model.load_state_dict(torch.load(args.init))
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.steps)
-    history, best, best_state = [], -1.0, None
+    history, best = [], -1.0
     started, total = time.time(), 0.0
     for step in range(1, args.steps + 1):
         pick = rng.choice(len(weights), args.batch, p=weights)
@@ -270,16 +274,60 @@ def main() -> None:
         print(json.dumps(figures), flush=True)
         score = sum(figures["real_val"].values()) + sum(figures.get("synth_val", {}).values())
         if score >= best:
-            best, best_state = score, {k: v.clone() for k, v in model.state_dict().items()}
+            # Written at once, so a run stopped early still leaves its best weights.
+            best = score
+            save(model.state_dict(), args, history)
 
-    model.load_state_dict(best_state)
+    print(f"wrote {args.out}")
+
+
+def save(state: dict[str, torch.Tensor], args: argparse.Namespace, history: list[dict]) -> None:
+    """The weights (.pt), the exported model (.onnx) and the run's arguments and figures."""
+    torch.save(state, args.out.with_suffix(".pt"))
+    model = Reader(args.width)
+    model.load_state_dict(state)
     model.eval()
-    torch.save(best_state, args.out.with_suffix(".pt"))
     export(model, args.out)
     args.out.with_name(args.out.stem + "-train.json").write_text(
         json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "history": history}, indent=1)
     )
-    print(f"wrote {args.out}")
+
+
+@torch.no_grad()
+def init_from_onnx(model: Reader, path: Path, x: torch.Tensor) -> None:
+    """The weights of an exported reader (batch norms folded into its convolutions) put back
+    into `model`: each convolution gets its folded weights, and each batch norm the mean and
+    spread of that convolution's output on the crops `x`, so that in training it hands on
+    what the folded convolution gave (plus its bias). Lets a shipped model train on."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    folded = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    blocks = [m for m in model.features if isinstance(m, torch.nn.Sequential)]
+    if len(blocks) != len(folded):
+        raise SystemExit(f"{path}: {len(folded)} convolutions, the reader of this width has {len(blocks)}")
+    layers = iter(folded)
+    for layer in model.features:
+        if not isinstance(layer, torch.nn.Sequential):
+            x = layer(x)
+            continue
+        conv_layer, bn = layer[0], layer[1]
+        weight, bias = next(layers)
+        if weight.shape != conv_layer.weight.shape:
+            raise SystemExit(f"{path}: a convolution of shape {tuple(weight.shape)}, expected {tuple(conv_layer.weight.shape)}")
+        conv_layer.weight.copy_(weight)
+        z = conv_layer(x)
+        mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3), unbiased=False)
+        bn.running_mean.copy_(mean)
+        bn.running_var.copy_(var)
+        bn.weight.copy_(torch.sqrt(var + bn.eps))
+        bn.bias.copy_(mean + bias)
+        x = torch.relu(z + bias[None, :, None, None])
+    state = model.state_dict()
+    for name in ("head.1.weight", "head.1.bias", "head.3.weight", "head.3.bias"):
+        state[name].copy_(weights[name])
 
 
 def export(model: torch.nn.Module, path: Path) -> None:

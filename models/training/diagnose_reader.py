@@ -1,0 +1,96 @@
+"""A reader's value accuracy on labelled crops, per source, and a sheet of the crops it reads wrong.
+
+Runs an exported reader (ONNX, through onnxruntime) on the crops of prepare_real.py (one
+split) and, optionally, of prepare_synth.py, at the reader's own context, as the Rust reader
+cuts them from a box. Prints the value accuracy per source, the confusion, and writes a
+sheet of the worst crops (truth / reading / probability) to look at.
+
+`--turns 4` also reads each crop turned by 90, 180 and 270 degrees and averages the four
+probabilities (a die's value does not depend on how it lies): the figure says whether the
+reader should do the same.
+
+Run: .venv-train/bin/python models/training/diagnose_reader.py --split val --sheet /tmp/worst.png
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import torch
+from PIL import Image, ImageDraw
+
+from common import HEADS, READER_CONTEXT
+from train_reader import head, load_real, load_synth, to_input
+
+
+def read(session: ort.InferenceSession, crops: np.ndarray, turns: int) -> np.ndarray:
+    """Mean softmax of every head over `turns` quarter turns, one row per crop."""
+    rows = []
+    for start in range(0, len(crops), 512):
+        part = crops[start : start + 512]
+        m = len(part)
+        x = to_input(part, torch.full((m,), READER_CONTEXT), torch.zeros(m, 2), torch.zeros(m))
+        total = None
+        for k in range(turns):
+            turned = torch.rot90(x, k, dims=(2, 3)).contiguous().numpy()
+            logits = torch.from_numpy(session.run(None, {session.get_inputs()[0].name: turned})[0])
+            probs = torch.cat([head(logits, name).softmax(1) for name, _ in HEADS], 1)
+            total = probs if total is None else total + probs
+        rows.append(total / turns)
+    return torch.cat(rows).numpy()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, default=Path("models/reader.onnx"))
+    parser.add_argument("--real", type=Path, default=Path("data/real/crops.npz"))
+    parser.add_argument("--synth", type=Path, help="crops.npz of rendered scenes (val)")
+    parser.add_argument("--split", default="val", choices=("train", "val"))
+    parser.add_argument("--turns", type=int, default=1, choices=(1, 2, 4))
+    parser.add_argument("--sheet", type=Path, help="PNG of the worst value readings")
+    args = parser.parse_args()
+    session = ort.InferenceSession(str(args.model), providers=["CPUExecutionProvider"])
+
+    sets = []
+    real = load_real(args.real, args.split)
+    sources = np.load(args.real)["sources"][np.load(args.real)["splits"] == args.split]
+    for source in sorted(set(sources)):
+        keep = (sources == source) & (real["value"] >= 0)
+        sets.append((source, real["crops"][keep], real["value"][keep]))
+    if args.synth:
+        synth = load_synth(args.synth)
+        keep = synth["value"] >= 0
+        sets.append(("rendered", synth["crops"][keep], synth["value"][keep]))
+
+    worst = []
+    for name, crops, truth in sets:
+        probs = read(session, crops, args.turns)
+        value = probs[:, 3:9]
+        guess = value.argmax(1)
+        right = guess == truth
+        confusion = np.zeros((6, 6), dtype=int)
+        np.add.at(confusion, (truth, guess), 1)
+        print(f"{name:22} {len(truth):6} dice  value right {right.mean() * 100:5.1f} %")
+        for v in range(6):
+            print(f"    {v + 1}: " + " ".join(f"{c:5d}" for c in confusion[v]))
+        for i in np.nonzero(~right)[0]:
+            worst.append((float(value[i, truth[i]]), crops[i], int(truth[i]) + 1, int(guess[i]) + 1, float(value[i, guess[i]])))
+    if args.sheet:
+        worst.sort(key=lambda w: w[0])
+        tiles = worst[:240]
+        columns, size = 20, 80
+        sheet = Image.new("RGB", (columns * size, ((len(tiles) + columns - 1) // columns) * (size + 12)), "white")
+        draw = ImageDraw.Draw(sheet)
+        for k, (_, crop, truth, guess, p) in enumerate(tiles):
+            x, y = (k % columns) * size, (k // columns) * (size + 12)
+            sheet.paste(Image.fromarray(crop), (x, y))
+            draw.text((x + 2, y + size), f"{truth}->{guess} {p:.2f}", fill="black")
+        sheet.save(args.sheet)
+        print(f"wrote {args.sheet} ({len(tiles)} of {len(worst)} wrong)")
+
+
+if __name__ == "__main__":
+    main()
