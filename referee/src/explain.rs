@@ -257,7 +257,8 @@ fn candidates(state: &GameState, seen: &Seen, mismatch: &Mismatch) -> Vec<Action
 
 /// The roll, read from the table: the dice in the roll area (in the order read); then with
 /// the dice that already moved on when the players were quick (to a pillar, to the mana
-/// pool), and without those that came from the mana pool or the central tower in exchange.
+/// pool), and without those that came from the mana pool or the central tower in exchange;
+/// each completed by what the earlier tables of the throw read surely ([`Seen::roll_before`]).
 fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
     let count = state.dice_per_round();
     let expected = Expected::of(state);
@@ -291,7 +292,10 @@ fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
             exchanged.remove(i);
         }
     }
-    let mut readings = vec![read, with_arrived, exchanged];
+    let mut readings: Vec<Vec<Die>> = [read, with_arrived, exchanged]
+        .into_iter()
+        .map(|dice| with_roll_before(dice, seen, count))
+        .collect();
     // A die already flipped by a Flip spell (cast directly or through Manipulation).
     let flipped = seen.spellbook_emptied(&expected, SpellId::Flip)
         || seen.spellbook_emptied(&expected, SpellId::Manipulation);
@@ -316,6 +320,29 @@ fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
         }
     }
     rolls
+}
+
+/// `dice` of the roll read now, with what the earlier tables of the throw read surely: a
+/// die read unsure gives way to a sure reading of its colour that this table lacks, then
+/// dice not seen now fill the roll up to `count` (in the order first read). Never more dice than
+/// a table showed, never a die no table showed.
+fn with_roll_before(mut dice: Vec<Die>, seen: &Seen, count: usize) -> Vec<Die> {
+    let mut before = seen.roll_before.clone();
+    for die in &dice {
+        if let Some(i) = before.iter().position(|d| d == die) {
+            before.remove(i);
+        }
+    }
+    for unsure in seen.roll.iter().filter(|r| r.uncertain) {
+        if let Some(i) = before.iter().position(|d| d.color == unsure.die.color)
+            && let Some(j) = dice.iter().position(|d| *d == unsure.die)
+        {
+            dice[j] = before.remove(i);
+        }
+    }
+    let missing = count.saturating_sub(dice.len());
+    dice.extend(before.into_iter().take(missing));
+    dice
 }
 
 /// A move that explains the table but that the rules refuse.
@@ -464,16 +491,24 @@ fn attempts_from(state: &GameState, seen: &Seen) -> Vec<Attempt> {
                     pillar: Some(pillar),
                     spell: None,
                 }),
-                ([], [meeple]) => refused(
-                    state,
-                    Action::BonusMeeple {
-                        player: meeple.player,
-                        from: MeepleSource::Reserve(meeple.rank),
-                        to: BonusTarget::Pillar { tower, pillar },
-                    },
-                    None,
-                    Some(*meeple),
-                ),
+                // A meeple alone on a pillar where the game has no die: a bonus meeple, or
+                // a placement whose die it hides (the one die of the roll not seen).
+                ([], [meeple]) => {
+                    hidden_placement(state, &mismatch.roll_unseen, *meeple, tower, pillar).or_else(
+                        || {
+                            refused(
+                                state,
+                                Action::BonusMeeple {
+                                    player: meeple.player,
+                                    from: MeepleSource::Reserve(meeple.rank),
+                                    to: BonusTarget::Pillar { tower, pillar },
+                                },
+                                None,
+                                Some(*meeple),
+                            )
+                        },
+                    )
+                }
                 _ => None,
             };
             if let Some(mut attempt) = attempt {
@@ -541,6 +576,30 @@ fn attempts_from(state: &GameState, seen: &Seen) -> Vec<Attempt> {
         }
     }
     attempts
+}
+
+/// The placement refused by the rules of the one die of the roll not seen (`unseen`) with
+/// `meeple` on a pillar where the meeple stands alone: the die is under it. `None` when
+/// several different dice are not seen (which one is unknown) or the placement is legal.
+fn hidden_placement(
+    state: &GameState,
+    unseen: &[Die],
+    meeple: Meeple,
+    tower: TowerId,
+    pillar: PillarIndex,
+) -> Option<Attempt> {
+    let die = *unseen.first()?;
+    if unseen.iter().any(|d| *d != die) {
+        return None;
+    }
+    let action = Action::Place {
+        player: meeple.player,
+        die,
+        rank: meeple.rank,
+        tower,
+        pillar,
+    };
+    refused(state, action, Some(die), Some(meeple))
 }
 
 fn refused(

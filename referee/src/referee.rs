@@ -187,6 +187,10 @@ pub struct Referee {
     pending: Vec<Solution>,
     /// The state before each action of the record.
     history: Vec<GameState>,
+    /// The dice read surely in the roll area by the settled tables since the last one
+    /// explained (each as many times as one table showed it, in the order first read): a
+    /// throw whose dice one table does not all show is completed by the tables before it.
+    roll_before: Vec<Die>,
 }
 
 impl Referee {
@@ -210,6 +214,7 @@ impl Referee {
             last_change: None,
             pending: Vec::new(),
             history: Vec::new(),
+            roll_before: Vec::new(),
         })
     }
 
@@ -276,6 +281,7 @@ impl Referee {
             last_change: notes.frame,
             pending,
             history,
+            roll_before: Vec::new(),
         })
     }
 
@@ -356,7 +362,8 @@ impl Referee {
 
     fn judge(&mut self, observation: &Observation) -> Vec<RefereeEvent> {
         let frame = observation.frame;
-        let seen = Seen::of(observation);
+        let mut seen = Seen::of(observation);
+        seen.roll_before.clone_from(&self.roll_before);
         let mut events = Vec::new();
         let pending = std::mem::take(&mut self.pending);
         // What the last table left undecided happened before this table: extend it first.
@@ -375,6 +382,7 @@ impl Referee {
             solutions = explain(&self.state, &seen, self.settings.search);
         }
         if !solutions.is_empty() {
+            self.roll_before.clear();
             let played = solutions.iter().any(|s| !s.actions.is_empty());
             self.accept(&solutions, &seen, frame, &mut events);
             let outcome = if played {
@@ -384,6 +392,12 @@ impl Referee {
             };
             self.clear_flag(frame, outcome, &mut events);
             self.resolve_desync(frame, &mut events);
+            return events;
+        }
+        self.remember_roll(&seen);
+        if pending.is_empty() && self.throw_unseen(&seen) {
+            // Dice being thrown, or some of them hidden: the next tables will show the
+            // whole roll.
             return events;
         }
         if let Some(attempt) = illegal_attempt(&self.state, &pending, &seen) {
@@ -399,6 +413,7 @@ impl Referee {
             return events;
         }
         if let Some((count, solutions)) = self.taken_back(&seen) {
+            self.roll_before.clear();
             self.take_back(count, frame, &mut events);
             self.accept(&solutions, &seen, frame, &mut events);
             self.clear_flag(frame, FlagOutcome::Played, &mut events);
@@ -421,6 +436,48 @@ impl Referee {
         });
         events.push(RefereeEvent::Desynced(self.desyncs.len() - 1));
         events
+    }
+
+    /// Adds the dice this table reads surely in the roll area to [`Self::roll_before`].
+    fn remember_roll(&mut self, seen: &Seen) {
+        let sure: Vec<Die> = seen
+            .roll
+            .iter()
+            .filter(|r| !r.uncertain)
+            .map(|r| r.die)
+            .collect();
+        for die in &sure {
+            let now = sure.iter().filter(|d| *d == die).count();
+            let before = self.roll_before.iter().filter(|d| *d == die).count();
+            if now > before {
+                self.roll_before.push(*die);
+            }
+        }
+    }
+
+    /// Whether the table is the game's, up to a roll of which fewer dice are seen than a
+    /// round throws (after the idle actions that end the round): a throw not yet whole,
+    /// never a move.
+    fn throw_unseen(&self, seen: &Seen) -> bool {
+        let mut rest = seen.clone();
+        rest.roll.clear();
+        let mut state = self.state.clone();
+        for _ in 0..=TAKE_BACK_LIMIT {
+            if state.awaiting_roll() {
+                return seen.roll.len() < state.dice_per_round()
+                    && compare(&Expected::of(&state), &rest, false).count == 0;
+            }
+            let Some(next) = state
+                .legal_actions()
+                .into_iter()
+                .filter(|a| matches!(a, Action::SkipBonus { .. } | Action::EndTurn { .. }))
+                .find_map(|a| state.clone().play(&a).ok())
+            else {
+                return false;
+            };
+            state = next;
+        }
+        false
     }
 
     /// Confirms what every explanation agrees on. When they end in states that differ only
@@ -713,4 +770,325 @@ fn common_prefix(solutions: &[Solution]) -> usize {
                 .all(|s| s.actions.get(i) == first.actions.get(i))
         })
         .count()
+}
+
+#[cfg(test)]
+mod tests {
+    // Tests unwrap like tests do.
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+    use rules::{BonusTarget, PlayerColor, Violation};
+
+    use super::*;
+    use crate::observation::Place;
+
+    /// The start of a random two-player game, its roll and the first placement.
+    fn opening(seed: u64) -> (GameSetup, GameState, Action, GameState, Action, GameState) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let catalogue = TileCatalogue::arkhanos();
+        let setup = GameSetup::random(
+            &[PlayerColor::Red, PlayerColor::Green],
+            &catalogue,
+            &mut rng,
+        );
+        let (record, _) = rules::random_game(setup.clone(), &catalogue, &mut rng).unwrap();
+        let start = setup.start(&catalogue).unwrap();
+        let roll = record.actions[0].clone();
+        let rolled = start.clone().play(&roll).unwrap();
+        let place = record.actions[1].clone();
+        assert!(matches!(place, Action::Place { .. }), "{place}");
+        let placed = rolled.clone().play(&place).unwrap();
+        (setup, start, roll, rolled, place, placed)
+    }
+
+    fn referee(setup: &GameSetup) -> Referee {
+        Referee::new(
+            setup,
+            &TileCatalogue::arkhanos(),
+            RefereeSettings::default(),
+        )
+        .unwrap()
+    }
+
+    /// Shows `table` for five frames from `frame`.
+    fn show(referee: &mut Referee, table: &Observation, frame: &mut u64) {
+        for _ in 0..5 {
+            let mut observation = table.clone();
+            observation.frame = *frame;
+            observation.time_s = *frame as f64 / 15.0;
+            referee.observe(&observation);
+            *frame += 1;
+        }
+    }
+
+    /// `state`'s table without one reading of `die` at `place`.
+    fn without(mut table: Observation, die: Die, place: Place) -> Observation {
+        let i = table
+            .dice
+            .iter()
+            .position(|d| d.die == die && d.place == place)
+            .unwrap();
+        table.dice.remove(i);
+        table
+    }
+
+    fn rolled_dice(action: &Action) -> Vec<Die> {
+        let Action::Roll { dice } = action else {
+            panic!("not a roll: {action}");
+        };
+        let mut dice = dice.clone();
+        dice.sort();
+        dice
+    }
+
+    fn placement(action: &Action) -> (Die, Place) {
+        let Action::Place {
+            die, tower, pillar, ..
+        } = *action
+        else {
+            panic!("not a placement: {action}");
+        };
+        (
+            die,
+            Place::Tower {
+                tower,
+                level: 1,
+                pillar,
+                buried: false,
+            },
+        )
+    }
+
+    #[test]
+    fn a_roll_die_hidden_waits_and_a_die_under_its_meeple_is_implied() {
+        let (setup, start, roll, rolled, place, placed) = opening(3);
+        let (die, pillar) = placement(&place);
+        let Action::Roll { dice } = &roll else {
+            panic!("not a roll");
+        };
+        // Another die of the roll lies behind the one about to be placed.
+        let hidden = *dice.iter().find(|d| **d != die).unwrap();
+        let mut referee = referee(&setup);
+        let mut frame = 0;
+        show(
+            &mut referee,
+            &Observation::perfect(&start, 0, 0.0),
+            &mut frame,
+        );
+        let throw = without(
+            Observation::perfect(&rolled, 0, 0.0),
+            hidden,
+            Place::RollArea,
+        );
+        show(&mut referee, &throw, &mut frame);
+        // Four dice of five: nothing confirmed, nothing wrong; the referee waits.
+        assert!(referee.record().actions.is_empty());
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+        // The die is placed under its meeple: the pillar shows the meeple alone, the
+        // hidden die of the roll shows again.
+        let after = without(Observation::perfect(&placed, 0, 0.0), die, pillar);
+        show(&mut referee, &after, &mut frame);
+        let actions = &referee.record().actions;
+        assert_eq!(actions.len(), 2, "{actions:?}");
+        assert_eq!(rolled_dice(&actions[0]), rolled_dice(&roll));
+        assert_eq!(actions[1], place);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
+    #[test]
+    fn an_unsure_reading_gives_way_to_the_sure_one_of_an_earlier_table() {
+        let (setup, start, roll, rolled, place, _) = opening(4);
+        let (die, _) = placement(&place);
+        let Action::Roll { dice } = &roll else {
+            panic!("not a roll");
+        };
+        let hidden = *dice.iter().find(|d| **d != die).unwrap();
+        let mut referee = referee(&setup);
+        let mut frame = 0;
+        show(
+            &mut referee,
+            &Observation::perfect(&start, 0, 0.0),
+            &mut frame,
+        );
+        show(
+            &mut referee,
+            &without(
+                Observation::perfect(&rolled, 0, 0.0),
+                hidden,
+                Place::RollArea,
+            ),
+            &mut frame,
+        );
+        // The hidden die shows, and the die about to be placed is misread, unsure.
+        let mut misread = Observation::perfect(&rolled, 0, 0.0);
+        let reading = misread
+            .dice
+            .iter_mut()
+            .find(|d| d.die == die && d.place == Place::RollArea)
+            .unwrap();
+        reading.die.value = die.value.opposite();
+        reading.uncertain = true;
+        show(&mut referee, &misread, &mut frame);
+        let actions = &referee.record().actions;
+        assert_eq!(actions.len(), 1, "{actions:?}");
+        assert_eq!(rolled_dice(&actions[0]), rolled_dice(&roll));
+        assert!(referee.desyncs().is_empty());
+    }
+
+    #[test]
+    fn a_die_never_seen_is_never_invented() {
+        let (setup, start, roll, rolled, place, placed) = opening(3);
+        let (die, _) = placement(&place);
+        let Action::Roll { dice } = &roll else {
+            panic!("not a roll");
+        };
+        let hidden = *dice.iter().find(|d| **d != die).unwrap();
+        let mut referee = referee(&setup);
+        let mut frame = 0;
+        show(
+            &mut referee,
+            &Observation::perfect(&start, 0, 0.0),
+            &mut frame,
+        );
+        show(
+            &mut referee,
+            &without(
+                Observation::perfect(&rolled, 0, 0.0),
+                hidden,
+                Place::RollArea,
+            ),
+            &mut frame,
+        );
+        // The placed die shows on its pillar, the hidden one still not.
+        show(
+            &mut referee,
+            &without(
+                Observation::perfect(&placed, 0, 0.0),
+                hidden,
+                Place::RollArea,
+            ),
+            &mut frame,
+        );
+        assert!(referee.record().actions.is_empty());
+        assert_eq!(referee.desyncs().len(), 1);
+    }
+
+    #[test]
+    fn a_meeple_alone_on_a_pillar_the_rules_refuse_is_flagged_with_the_die_it_hides() {
+        // An opening where the die placed first is refused somewhere.
+        let (setup, start, roll, rolled, place, illegal, violation) = (0..50)
+            .find_map(|seed| {
+                let (setup, start, roll, rolled, place, _) = opening(seed);
+                let Action::Place {
+                    player, die, rank, ..
+                } = place
+                else {
+                    return None;
+                };
+                // Whether a legal placement of the die earns a bonus meeple for `to` (what a
+                // lone meeple there would be, the die on a pillar the table does not show).
+                let bonus =
+                    |to: BonusTarget| {
+                        rolled.legal_actions().into_iter().any(|a| {
+                            matches!(a, Action::Place { die: d, .. } if d == die)
+                                && rolled.clone().play(&a).unwrap().legal_actions().iter().any(
+                                    |b| matches!(b, Action::BonusMeeple { to: t, .. } if *t == to),
+                                )
+                        })
+                    };
+                TowerId::ALL.into_iter().find_map(|tower| {
+                    PillarIndex::ALL.into_iter().find_map(|pillar| {
+                        let attempt = Action::Place {
+                            player,
+                            die,
+                            rank,
+                            tower,
+                            pillar,
+                        };
+                        if bonus(BonusTarget::Pillar { tower, pillar }) {
+                            return None;
+                        }
+                        match rolled.check(&attempt) {
+                            Err(
+                                v @ (Violation::ColorNotAllowed { .. }
+                                | Violation::ValueNotAllowed { .. }),
+                            ) => Some((
+                                setup.clone(),
+                                start.clone(),
+                                roll.clone(),
+                                rolled.clone(),
+                                place.clone(),
+                                attempt,
+                                v,
+                            )),
+                            _ => None,
+                        }
+                    })
+                })
+            })
+            .unwrap();
+        let _ = (roll, place);
+        let Action::Place {
+            player,
+            die,
+            rank,
+            tower,
+            pillar,
+        } = illegal
+        else {
+            unreachable!()
+        };
+        let mut referee = referee(&setup);
+        let mut frame = 0;
+        show(
+            &mut referee,
+            &Observation::perfect(&start, 0, 0.0),
+            &mut frame,
+        );
+        show(
+            &mut referee,
+            &Observation::perfect(&rolled, 0, 0.0),
+            &mut frame,
+        );
+        assert_eq!(referee.record().actions.len(), 1);
+        let mut staged = without(Observation::perfect(&rolled, 0, 0.0), die, Place::RollArea);
+        let at = Place::Tower {
+            tower,
+            level: 1,
+            pillar,
+            buried: false,
+        };
+        staged.meeples.push(crate::SeenMeeple {
+            meeple: Meeple { player, rank },
+            place: at,
+            confidence: 1.0,
+            uncertain: false,
+        });
+        show(&mut referee, &staged, &mut frame);
+        let flag = referee.active_flag().unwrap_or_else(|| {
+            panic!(
+                "{illegal} not flagged: {:?} {:?} {:?}",
+                referee.record().actions,
+                referee.desyncs(),
+                referee.undecided()
+            )
+        });
+        assert_eq!(flag.action.as_ref(), Some(&illegal));
+        assert_eq!(flag.violation, violation.to_string());
+        // With the die seen on the pillar the flag is the same.
+        let mut seen = staged.clone();
+        seen.dice.push(crate::SeenDie {
+            die,
+            place: at,
+            confidence: 1.0,
+            uncertain: false,
+        });
+        show(&mut referee, &seen, &mut frame);
+        assert_eq!(
+            referee.active_flag().unwrap().action.as_ref(),
+            Some(&illegal)
+        );
+    }
 }

@@ -175,6 +175,11 @@ pub(crate) struct Seen {
     pub tiles: BTreeMap<(TowerId, u8), String>,
     /// Meeples seen in each reserve (not compared: only a tie-breaker).
     pub reserves: BTreeMap<PlayerColor, Vec<Meeple>>,
+    /// Dice read surely in the roll area by the earlier settled tables of the same throw
+    /// (each as many times as one of those tables showed it): they stand in for dice of the
+    /// roll this table does not show or reads unsure. Only ever fills the roll read here up
+    /// to its size; never compared.
+    pub roll_before: Vec<Die>,
 }
 
 impl Seen {
