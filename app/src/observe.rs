@@ -11,7 +11,7 @@ use referee::{Observation, Place, SeenDie, SeenMeeple};
 use rules::{
     Die, DieColor, DieValue, GameState, Meeple, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
 };
-use vision::{DiceReader, Reading, TableGeometry, VisionError};
+use vision::{DiceReader, ReaderSettings, Reading, TableGeometry, VisionError};
 
 /// The mat zone of each tower.
 fn tower_of_zone(zone: &str) -> Option<TowerId> {
@@ -122,7 +122,10 @@ pub struct TableReader {
 }
 
 impl TableReader {
-    pub fn new(reader: DiceReader, camera: Camera, layout: MatLayout) -> Self {
+    /// A camera's frames are read many times a second and voted over frames by the
+    /// referee, so each crop is read once (`ReaderSettings::live`).
+    pub fn new(mut reader: DiceReader, camera: Camera, layout: MatLayout) -> Self {
+        reader.settings = ReaderSettings::live();
         Self {
             reader,
             geometry: TableGeometry::new(camera, layout),

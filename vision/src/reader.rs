@@ -36,11 +36,19 @@ const KINDS: usize = 3;
 const KIND_DIE: usize = 0;
 const KIND_MEEPLE: usize = 1;
 /// Column ranges of the reader's output row: kind, value, die colour, player, rank.
+const KIND_COLUMNS: std::ops::Range<usize> = 0..KINDS;
 const VALUE_COLUMNS: std::ops::Range<usize> = KINDS..KINDS + 6;
 const COLOR_COLUMNS: std::ops::Range<usize> = 9..14;
 const PLAYER_COLUMNS: std::ops::Range<usize> = 14..18;
 const RANK_COLUMNS: std::ops::Range<usize> = 18..20;
 const READER_OUTPUTS: usize = 20;
+const HEAD_COLUMNS: [std::ops::Range<usize>; 5] = [
+    KIND_COLUMNS,
+    VALUE_COLUMNS,
+    COLOR_COLUMNS,
+    PLAYER_COLUMNS,
+    RANK_COLUMNS,
+];
 
 /// The models shipped with Tablesight (trained by `models/training/`, see `models/README.md`).
 const FINDER_ONNX: &[u8] = include_bytes!("../../models/finder.onnx");
@@ -168,9 +176,15 @@ pub struct ReaderSettings {
     pub sure_kind: f32,
     pub sure_value: f32,
     pub sure_color: f32,
+    /// Each crop is read this many times, turned by quarter turns (1, 2 or 4), and the
+    /// probabilities averaged: a die's value does not depend on how it lies, and the
+    /// average of four views misreads fewer dice than one (`models/README.md`), for four
+    /// times the reader's work.
+    pub turns: usize,
 }
 
 impl Default for ReaderSettings {
+    /// For photos and single frames: every crop read in its four quarter turns.
     fn default() -> Self {
         ReaderSettings {
             find_threshold: 0.3,
@@ -178,6 +192,18 @@ impl Default for ReaderSettings {
             sure_kind: 0.8,
             sure_value: 0.8,
             sure_color: 0.7,
+            turns: 4,
+        }
+    }
+}
+
+impl ReaderSettings {
+    /// For a camera's frames, read many times a second and voted over frames: one reading
+    /// of each crop.
+    pub fn live() -> Self {
+        ReaderSettings {
+            turns: 1,
+            ..ReaderSettings::default()
         }
     }
 }
@@ -371,7 +397,8 @@ impl DiceReader {
             height: image.height(),
             ..Reading::default()
         };
-        for chunk in found.chunks(READER_BATCH) {
+        let per_call = READER_BATCH / self.turns();
+        for chunk in found.chunks(per_call) {
             let rows = self.read_crops(image, chunk)?;
             for (place, row) in chunk.iter().zip(rows) {
                 self.interpret(place, &row, &mut reading);
@@ -385,12 +412,25 @@ impl DiceReader {
         Ok(reading)
     }
 
-    /// Runs the reader on up to READER_BATCH crops; one row of logits per place.
+    /// The number of quarter turns each crop is read in (1, 2 or 4).
+    fn turns(&self) -> usize {
+        match self.settings.turns {
+            0 | 1 => 1,
+            2 | 3 => 2,
+            _ => 4,
+        }
+    }
+
+    /// Runs the reader on up to READER_BATCH / turns crops, each in its quarter turns; one
+    /// row per place of each head's probabilities, averaged over the turns.
     fn read_crops(
         &mut self,
         image: &RgbImage,
         places: &[Found],
     ) -> Result<Vec<[f32; READER_OUTPUTS]>, VisionError> {
+        let turns = self.turns();
+        // Two turns are a half turn apart, four a quarter.
+        let step = 4 / turns;
         let plane = (READER_PX * READER_PX) as usize;
         self.batch.fill(0.0);
         for (i, place) in places.iter().enumerate() {
@@ -402,11 +442,10 @@ impl DiceReader {
                 .resize(&source, &mut self.crop_small, &resize_options())
                 .map_err(|e| model_error("crop", e))?;
             let pixels = self.crop_small.buffer();
-            let sample = &mut self.batch[i * 3 * plane..(i + 1) * 3 * plane];
-            for (p, rgb) in pixels.chunks_exact(3).enumerate() {
-                for c in 0..3 {
-                    sample[c * plane + p] = f32::from(rgb[c]) / 255.0;
-                }
+            for turn in 0..turns {
+                let sample = i * turns + turn;
+                let sample = &mut self.batch[sample * 3 * plane..(sample + 1) * 3 * plane];
+                write_turned(pixels, turn * step, sample);
             }
         }
         let input = Tensor::from_shape(
@@ -418,26 +457,33 @@ impl DiceReader {
             .reader
             .run(tvec!(input.into()))
             .map_err(|e| model_error("models/reader.onnx", e))?;
-        let logits: Vec<f32> = outputs[0]
+        let logits = outputs[0]
             .to_plain_array_view::<f32>()
-            .map_err(|e| model_error("models/reader.onnx", e))?
-            .iter()
-            .copied()
-            .collect();
+            .map_err(|e| model_error("models/reader.onnx", e))?;
+        let logits = logits
+            .as_slice()
+            .ok_or_else(|| model_error("models/reader.onnx", "an output not in one piece"))?;
         Ok(logits
-            .chunks_exact(READER_OUTPUTS)
+            .chunks_exact(READER_OUTPUTS * turns)
             .take(places.len())
-            .map(|row| {
-                let mut out = [0.0; READER_OUTPUTS];
-                out.copy_from_slice(row);
-                out
+            .map(|rows| {
+                let mut mean = [0.0; READER_OUTPUTS];
+                for row in rows.chunks_exact(READER_OUTPUTS) {
+                    for head in HEAD_COLUMNS {
+                        for (m, p) in mean[head.clone()].iter_mut().zip(softmax(&row[head])) {
+                            *m += p / turns as f32;
+                        }
+                    }
+                }
+                mean
             })
             .collect())
     }
 
+    /// One place's reading from its row of probabilities (`read_crops`).
     fn interpret(&self, place: &Found, row: &[f32; READER_OUTPUTS], reading: &mut Reading) {
         let settings = &self.settings;
-        let kind = softmax(&row[..KINDS]);
+        let kind = &row[KIND_COLUMNS];
         let (kind_index, kind_p) = if kind[KIND_DIE] >= kind[KIND_MEEPLE] {
             (KIND_DIE, kind[KIND_DIE])
         } else {
@@ -447,8 +493,8 @@ impl DiceReader {
             return;
         }
         if kind_index == KIND_DIE {
-            let (value_index, value_p) = best(&softmax(&row[VALUE_COLUMNS]));
-            let (color_index, color_p) = best(&softmax(&row[COLOR_COLUMNS]));
+            let (value_index, value_p) = best(&row[VALUE_COLUMNS]);
+            let (color_index, color_p) = best(&row[COLOR_COLUMNS]);
             reading.dice.push(DieReading {
                 color: DieColor::ALL[color_index],
                 value: value_index as u8 + 1,
@@ -462,8 +508,8 @@ impl DiceReader {
                 place: None,
             });
         } else {
-            let (player_index, player_p) = best(&softmax(&row[PLAYER_COLUMNS]));
-            let (rank_index, rank_p) = best(&softmax(&row[RANK_COLUMNS]));
+            let (player_index, player_p) = best(&row[PLAYER_COLUMNS]);
+            let (rank_index, rank_p) = best(&row[RANK_COLUMNS]);
             let confidence = kind_p * player_p * rank_p;
             reading.meeples.push(MeepleReading {
                 player: MeepleColor::ALL[player_index],
@@ -503,6 +549,28 @@ fn without_duplicates<T>(mut items: Vec<T>, key: impl Fn(&T) -> (BoxPx, f32)) ->
         }
     }
     kept
+}
+
+/// An RGB crop of READER_PX square turned by `quarters` quarter turns (as `torch.rot90`
+/// turns the (y, x) planes: the first quarter takes the right column to the top row), into
+/// the reader's planar input scaled to 0..1.
+fn write_turned(pixels: &[u8], quarters: usize, sample: &mut [f32]) {
+    let n = READER_PX as usize;
+    let plane = n * n;
+    for y in 0..n {
+        for x in 0..n {
+            let (from_y, from_x) = match quarters % 4 {
+                0 => (y, x),
+                1 => (x, n - 1 - y),
+                2 => (n - 1 - y, n - 1 - x),
+                _ => (n - 1 - x, y),
+            };
+            let from = (from_y * n + from_x) * 3;
+            for c in 0..3 {
+                sample[c * plane + y * n + x] = f32::from(pixels[from + c]) / 255.0;
+            }
+        }
+    }
 }
 
 fn resize_options() -> ResizeOptions {
@@ -615,6 +683,25 @@ mod tests {
         ];
         let kept = without_duplicates(items, |&(b, c)| (b, c));
         assert_eq!(kept.iter().map(|k| k.1).collect::<Vec<_>>(), vec![0.9, 0.5]);
+    }
+
+    #[test]
+    fn quarter_turns_match_torch_rot90() {
+        // torch.rot90(x, 1, dims=(2, 3)) of a 2x2 [[a, b], [c, d]] is [[b, d], [a, c]]:
+        // on the reader's 40x40 grid, the top-right pixel moves to the top-left.
+        let n = READER_PX as usize;
+        let mut pixels = vec![0u8; n * n * 3];
+        pixels[(n - 1) * 3] = 255;
+        let mut turned = vec![0.0; 3 * n * n];
+        write_turned(&pixels, 1, &mut turned);
+        assert_eq!(turned[0], 1.0);
+        write_turned(&pixels, 2, &mut turned);
+        assert_eq!(turned[(n - 1) * n], 1.0);
+        write_turned(&pixels, 3, &mut turned);
+        assert_eq!(turned[n * n - 1], 1.0);
+        write_turned(&pixels, 0, &mut turned);
+        assert_eq!(turned[n - 1], 1.0);
+        assert_eq!(turned.iter().filter(|&&v| v > 0.0).count(), 1);
     }
 
     #[test]
