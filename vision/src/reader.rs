@@ -42,13 +42,6 @@ const COLOR_COLUMNS: std::ops::Range<usize> = 9..14;
 const PLAYER_COLUMNS: std::ops::Range<usize> = 14..18;
 const RANK_COLUMNS: std::ops::Range<usize> = 18..20;
 const READER_OUTPUTS: usize = 20;
-const HEAD_COLUMNS: [std::ops::Range<usize>; 5] = [
-    KIND_COLUMNS,
-    VALUE_COLUMNS,
-    COLOR_COLUMNS,
-    PLAYER_COLUMNS,
-    RANK_COLUMNS,
-];
 
 /// The models shipped with Tablesight (trained by `models/training/`, see `models/README.md`).
 const FINDER_ONNX: &[u8] = include_bytes!("../../models/finder.onnx");
@@ -177,9 +170,10 @@ pub struct ReaderSettings {
     pub sure_value: f32,
     pub sure_color: f32,
     /// Each crop is read this many times, turned by quarter turns (1, 2 or 4), and the
-    /// probabilities averaged: a die's value does not depend on how it lies, and the
-    /// average of four views misreads fewer dice than one (`models/README.md`), for four
-    /// times the reader's work.
+    /// probabilities of a die's value and colour averaged: they do not depend on how the
+    /// die lies, and the average of four views misreads fewer dice than one
+    /// (`models/README.md`), for four times the reader's work. Kind, player and rank come
+    /// from the crop as it is: meeples stand upright in the frame.
     pub turns: usize,
 }
 
@@ -422,7 +416,7 @@ impl DiceReader {
     }
 
     /// Runs the reader on up to READER_BATCH / turns crops, each in its quarter turns; one
-    /// row per place of each head's probabilities, averaged over the turns.
+    /// row per place of each head's probabilities (value and colour averaged over the turns).
     fn read_crops(
         &mut self,
         image: &RgbImage,
@@ -467,15 +461,22 @@ impl DiceReader {
             .chunks_exact(READER_OUTPUTS * turns)
             .take(places.len())
             .map(|rows| {
-                let mut mean = [0.0; READER_OUTPUTS];
+                // Kind, player and rank from the crop as it is (meeples stand upright in
+                // the frame, and the reader learnt them so); value and colour averaged.
+                let upright = &rows[..READER_OUTPUTS];
+                let mut probabilities = [0.0; READER_OUTPUTS];
+                for head in [KIND_COLUMNS, PLAYER_COLUMNS, RANK_COLUMNS] {
+                    probabilities[head.clone()].copy_from_slice(&softmax(&upright[head]));
+                }
                 for row in rows.chunks_exact(READER_OUTPUTS) {
-                    for head in HEAD_COLUMNS {
-                        for (m, p) in mean[head.clone()].iter_mut().zip(softmax(&row[head])) {
+                    for head in [VALUE_COLUMNS, COLOR_COLUMNS] {
+                        let mean = &mut probabilities[head.clone()];
+                        for (m, p) in mean.iter_mut().zip(softmax(&row[head])) {
                             *m += p / turns as f32;
                         }
                     }
                 }
-                mean
+                probabilities
             })
             .collect())
     }
