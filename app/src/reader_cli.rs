@@ -122,6 +122,18 @@ fn place_words(place: Option<&MatPlace>) -> String {
     }
 }
 
+/// The kind of zone of a place, for the breakdown of misplaced items.
+fn zone_words(place: Option<&MatPlace>) -> &'static str {
+    match place {
+        None => "nowhere",
+        Some(MatPlace::Tower { .. }) => "pillar",
+        Some(MatPlace::RollArea) => "roll area",
+        Some(MatPlace::ManaPool) => "mana pool",
+        Some(MatPlace::Spellbook { .. }) => "spell slot",
+        Some(MatPlace::Reserve { .. }) => "reserve",
+    }
+}
+
 fn die_stroke(color: DieColor) -> &'static str {
     match color {
         DieColor::Pink => "#ff4fb0",
@@ -391,6 +403,8 @@ struct Tally {
     /// Found items whose true place is known (rendered scenes), and those put there.
     placed: usize,
     placed_right: usize,
+    /// Found items put in the wrong place: "true zone -> zone put in" -> count.
+    place_misses: BTreeMap<String, usize>,
     /// Among found items not flagged uncertain: read right.
     sure: usize,
     sure_right: usize,
@@ -533,7 +547,12 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         tally.found += 1;
         if let Some(true_place) = &truth.place {
             tally.placed += 1;
-            tally.placed_right += usize::from(place.is_some_and(|p| p == true_place));
+            if place.is_some_and(|p| p == true_place) {
+                tally.placed_right += 1;
+            } else {
+                let miss = format!("{} -> {}", zone_words(Some(true_place)), zone_words(*place));
+                *tally.place_misses.entry(miss).or_default() += 1;
+            }
         }
         let value_right = read.0 == truth.value;
         let class_right = truth.class.as_ref().is_none_or(|c| *c == read.1);
@@ -625,6 +644,9 @@ fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<
                 share(tally.placed_right, tally.placed),
                 tally.placed
             )?;
+        }
+        for (miss, n) in &tally.place_misses {
+            writeln!(out, "    misplaced {miss}: {n}")?;
         }
         writeln!(out, "  confusion (truth: readings)")?;
         for (truth, row) in &tally.confusion {
