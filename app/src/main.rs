@@ -133,6 +133,10 @@ enum Command {
         json: bool,
         #[arg(long)]
         models: Option<PathBuf>,
+        /// Read the labelled boxes instead of the finder's: the reader alone, without the
+        /// finder's misses and imprecise boxes.
+        #[arg(long)]
+        truth_boxes: bool,
     },
     /// Referees a recorded game headless: confirmed actions, illegal moves, desyncs.
     Referee {
@@ -362,7 +366,12 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                 models: models.as_deref(),
             },
         ),
-        Command::Eval { dir, json, models } => reader_cli::eval(out, &dir, models.as_deref(), json),
+        Command::Eval {
+            dir,
+            json,
+            models,
+            truth_boxes,
+        } => reader_cli::eval(out, &dir, models.as_deref(), json, truth_boxes),
         Command::Referee {
             frames,
             setup,

@@ -12,7 +12,7 @@ use image::RgbImage;
 use resvg::{tiny_skia, usvg};
 use serde::Serialize;
 use serde_json::json;
-use vision::{DiceReader, DieColor, Reading, TableGeometry};
+use vision::{DiceReader, DieColor, Found, Reading, TableGeometry};
 
 use crate::calibration_cli::{self, svg_options};
 use crate::cli::Outcome;
@@ -436,6 +436,7 @@ pub fn eval(
     dir: &Path,
     models: Option<&Path>,
     as_json: bool,
+    truth_boxes: bool,
 ) -> Result<Outcome> {
     let set = labelled_set(dir)?;
     if set.is_empty() {
@@ -449,7 +450,18 @@ pub fn eval(
     for picture in &set {
         let image = vision::read_rgb(&picture.path)?;
         let started = Instant::now();
-        let mut reading = reader.read(&image)?;
+        let mut reading = if truth_boxes {
+            let boxes: Vec<Found> = (picture.truths.iter())
+                .map(|t| Found {
+                    box_px: t.box_px,
+                    heat: 1.0,
+                    class: usize::from(!t.die),
+                })
+                .collect();
+            reader.read_found(&image, &boxes)?
+        } else {
+            reader.read(&image)?
+        };
         seconds += started.elapsed().as_secs_f64();
         if let Some(camera) = picture.camera {
             let mut geometry = TableGeometry::new(camera, layout.clone());

@@ -520,6 +520,17 @@ fn eval_reports_found_and_read_dice_on_real_photos() {
         stdout.contains("dice: ") && stdout.contains("confusion"),
         "{stdout}"
     );
+    // The reader alone, on the labelled boxes: no false items (nothing else is read), and
+    // nearly every die kept as a die.
+    let (code, stdout, stderr) = run(&["eval", "--json", "--truth-boxes", &path("reader/real")]);
+    assert_eq!(code, 0, "{stderr}");
+    let alone: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(alone["false_items"], 0, "{stdout}");
+    assert_eq!(alone["dice"]["counted"].as_u64(), Some(counted));
+    assert!(
+        alone["dice"]["found"].as_u64().unwrap() * 100 >= counted * 95,
+        "{stdout}"
+    );
 }
 
 #[test]
