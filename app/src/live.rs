@@ -544,10 +544,12 @@ impl Worker {
             Ok(layout) => layout,
             Err(error) => return self.fail(format!("{error:#}")),
         };
-        let reader = match crate::reader_cli::dice_reader(options.models.as_deref()) {
+        let mut reader = match crate::reader_cli::dice_reader(options.models.as_deref()) {
             Ok(reader) => reader,
             Err(error) => return self.fail(format!("the reader could not be loaded: {error:#}")),
         };
+        // Frames come many a second: each crop read once, also before the mat is found.
+        reader.settings = vision::ReaderSettings::live();
         let mut referee = match start_referee(options) {
             Ok(referee) => referee,
             Err(error) => return self.fail(format!("the referee refuses the game: {error}")),

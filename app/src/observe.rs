@@ -123,9 +123,10 @@ pub struct TableReader {
 
 impl TableReader {
     /// A camera's frames are read many times a second and voted over frames by the
-    /// referee, so each crop is read once (`ReaderSettings::live`).
+    /// referee, so each crop is read once (`ReaderSettings::live`); the reader's other
+    /// settings are kept.
     pub fn new(mut reader: DiceReader, camera: Camera, layout: MatLayout) -> Self {
-        reader.settings = ReaderSettings::live();
+        reader.settings.turns = ReaderSettings::live().turns;
         Self {
             reader,
             geometry: TableGeometry::new(camera, layout),

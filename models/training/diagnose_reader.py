@@ -27,7 +27,8 @@ from train_reader import head, load_real, load_synth, to_input
 
 
 def read(session: ort.InferenceSession, crops: np.ndarray, turns: int) -> np.ndarray:
-    """Mean softmax of every head over `turns` quarter turns, one row per crop."""
+    """Mean softmax of every head over `turns` views (two a half turn apart, four a quarter
+    turn apart, as the Rust reader turns them), one row per crop."""
     rows = []
     for start in range(0, len(crops), 512):
         part = crops[start : start + 512]
@@ -35,7 +36,7 @@ def read(session: ort.InferenceSession, crops: np.ndarray, turns: int) -> np.nda
         x = to_input(part, torch.full((m,), READER_CONTEXT), torch.zeros(m, 2), torch.zeros(m))
         total = None
         for k in range(turns):
-            turned = torch.rot90(x, k, dims=(2, 3)).contiguous().numpy()
+            turned = torch.rot90(x, k * (4 // turns), dims=(2, 3)).contiguous().numpy()
             logits = torch.from_numpy(session.run(None, {session.get_inputs()[0].name: turned})[0])
             probs = torch.cat([head(logits, name).softmax(1) for name, _ in HEADS], 1)
             total = probs if total is None else total + probs
@@ -56,7 +57,8 @@ def main() -> None:
 
     sets = []
     real = load_real(args.real, args.split)
-    sources = np.load(args.real)["sources"][np.load(args.real)["splits"] == args.split]
+    stored = np.load(args.real)
+    sources = stored["sources"][stored["splits"] == args.split]
     for source in sorted(set(sources)):
         keep = (sources == source) & (real["value"] >= 0)
         sets.append((source, real["crops"][keep], real["value"][keep]))
@@ -68,7 +70,7 @@ def main() -> None:
     worst = []
     for name, crops, truth in sets:
         probs = read(session, crops, args.turns)
-        value = probs[:, 3:9]
+        value = head(torch.from_numpy(probs), "value").numpy()
         guess = value.argmax(1)
         right = guess == truth
         confusion = np.zeros((6, 6), dtype=int)

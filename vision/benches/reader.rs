@@ -43,7 +43,7 @@ fn reader(c: &mut Criterion) {
     });
     group.finish();
     println!(
-        "{} items found in the 1280x720 frame (the reader reads them in batches of 16)",
+        "{} items found in the 1280x720 frame (the reader takes 16 inputs a call: 4 crops in their four quarter turns)",
         found.len()
     );
 }

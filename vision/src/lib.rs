@@ -18,7 +18,7 @@ pub use frame::{gray_from_image, read_gray, read_rgb};
 pub use places::TableGeometry;
 pub use reader::{
     DiceReader, DieColor, DieReading, Found, MeepleColor, MeepleRank, MeepleReading,
-    ReaderSettings, Reading,
+    ReaderSettings, Reading, Turns,
 };
 pub use source::{
     CameraSource, Frame, FrameFiles, FrameSource, Pace, RecordedFrame, RecordingHeader, SourceEvent,

@@ -97,6 +97,16 @@ impl TableGeometry {
         base_at: impl Fn(f64) -> Option<[f64; 2]>,
         raised_mm: &[f64],
     ) -> Option<MatPlace> {
+        // Towers often stand at the same height: each plane's base is found once.
+        let mut bases: Vec<(f64, Option<[f64; 2]>)> = Vec::new();
+        let mut base_on = |height_mm: f64| match bases.iter().find(|(h, _)| *h == height_mm) {
+            Some(&(_, base)) => base,
+            None => {
+                let base = base_at(height_mm);
+                bases.push((height_mm, base));
+                base
+            }
+        };
         let mut best: Option<(f64, MatPlace)> = None;
         for zone in self
             .layout
@@ -110,7 +120,7 @@ impl TableGeometry {
             };
             for level in levels {
                 for extra in std::iter::once(0.0).chain(raised_mm.iter().copied()) {
-                    let Some(point) = base_at(floor_top_mm(level) + extra) else {
+                    let Some(point) = base_on(floor_top_mm(level) + extra) else {
                         continue;
                     };
                     let miss = (distance(point, zone.center_mm) - PILLAR_RADIUS_MM).abs();
@@ -130,7 +140,7 @@ impl TableGeometry {
         if let Some((_, place)) = best {
             return Some(place);
         }
-        flat_place(&self.layout.zones, base_at(0.0)?)
+        flat_place(&self.layout.zones, base_on(0.0)?)
     }
 
     /// The mat point (mm) under `pixel` on the plane `height_mm` above the mat.

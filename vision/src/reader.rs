@@ -29,7 +29,8 @@ const FINDER_CHANNELS: usize = 6;
 /// The reader's crop: READER_CONTEXT times the box's longer side, READER_PX square.
 pub const READER_PX: u32 = 40;
 const READER_CONTEXT: f32 = 1.5;
-/// Crops go through the reader in batches of this size (one call per batch).
+/// Inputs go through the reader in batches of this size, one tract call per batch: as many
+/// crops read once, or a quarter as many each in its four quarter turns.
 const READER_BATCH: usize = 16;
 
 const KINDS: usize = 3;
@@ -169,12 +170,26 @@ pub struct ReaderSettings {
     pub sure_kind: f32,
     pub sure_value: f32,
     pub sure_color: f32,
-    /// Each crop is read this many times, turned by quarter turns (1, 2 or 4), and the
-    /// probabilities of a die's value and colour averaged: they do not depend on how the
-    /// die lies, and the average of four views misreads fewer dice than one
-    /// (`models/README.md`), for four times the reader's work. Kind, player and rank come
-    /// from the crop as it is: meeples stand upright in the frame.
-    pub turns: usize,
+    /// How many turned views of each crop are read.
+    pub turns: Turns,
+}
+
+/// Each crop read in this many views, turned by half or quarter turns, and the
+/// probabilities of a die's value and colour averaged: they do not depend on how the die
+/// lies, and the average of four views misreads fewer dice than one (`models/README.md`),
+/// for four times the reader's work. Kind, player and rank come from the crop as it is:
+/// meeples stand upright in the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Turns {
+    One = 1,
+    Two = 2,
+    Four = 4,
+}
+
+impl Turns {
+    pub fn count(self) -> usize {
+        self as usize
+    }
 }
 
 impl Default for ReaderSettings {
@@ -186,7 +201,7 @@ impl Default for ReaderSettings {
             sure_kind: 0.8,
             sure_value: 0.8,
             sure_color: 0.7,
-            turns: 4,
+            turns: Turns::Four,
         }
     }
 }
@@ -196,7 +211,7 @@ impl ReaderSettings {
     /// of each crop.
     pub fn live() -> Self {
         ReaderSettings {
-            turns: 1,
+            turns: Turns::One,
             ..ReaderSettings::default()
         }
     }
@@ -391,7 +406,7 @@ impl DiceReader {
             height: image.height(),
             ..Reading::default()
         };
-        let per_call = READER_BATCH / self.turns();
+        let per_call = READER_BATCH / self.settings.turns.count();
         for chunk in found.chunks(per_call) {
             let rows = self.read_crops(image, chunk)?;
             for (place, row) in chunk.iter().zip(rows) {
@@ -406,15 +421,6 @@ impl DiceReader {
         Ok(reading)
     }
 
-    /// The number of quarter turns each crop is read in (1, 2 or 4).
-    fn turns(&self) -> usize {
-        match self.settings.turns {
-            0 | 1 => 1,
-            2 | 3 => 2,
-            _ => 4,
-        }
-    }
-
     /// Runs the reader on up to READER_BATCH / turns crops, each in its quarter turns; one
     /// row per place of each head's probabilities (value and colour averaged over the turns).
     fn read_crops(
@@ -422,7 +428,7 @@ impl DiceReader {
         image: &RgbImage,
         places: &[Found],
     ) -> Result<Vec<[f32; READER_OUTPUTS]>, VisionError> {
-        let turns = self.turns();
+        let turns = self.settings.turns.count();
         // Two turns are a half turn apart, four a quarter.
         let step = 4 / turns;
         let plane = (READER_PX * READER_PX) as usize;
