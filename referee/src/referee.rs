@@ -381,6 +381,16 @@ impl Referee {
         if solutions.is_empty() {
             solutions = explain(&self.state, &seen, self.settings.search);
         }
+        // A die of the roll read in the wrong colour (or value) once on its pillar.
+        let misread = seen.with_roll_die_misread(&Expected::of(&self.state));
+        if solutions.is_empty()
+            && let Some(fixed) = &misread
+        {
+            solutions = explain(&self.state, fixed, self.settings.search);
+            if !solutions.is_empty() {
+                seen = fixed.clone();
+            }
+        }
         if !solutions.is_empty() {
             self.roll_before.clear();
             let played = solutions.iter().any(|s| !s.actions.is_empty());
@@ -400,7 +410,11 @@ impl Referee {
             // whole roll.
             return events;
         }
-        if let Some(attempt) = illegal_attempt(&self.state, &pending, &seen) {
+        let attempt = illegal_attempt(&self.state, &pending, &seen).or_else(|| {
+            let fixed = misread.as_ref()?;
+            illegal_attempt(&self.state, &pending, fixed)
+        });
+        if let Some(attempt) = attempt {
             self.pending = pending;
             self.resolve_desync(frame, &mut events);
             let flag = Flag::of(attempt, frame);
@@ -895,6 +909,116 @@ mod tests {
         assert_eq!(rolled_dice(&actions[0]), rolled_dice(&roll));
         assert_eq!(actions[1], place);
         assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
+    /// `die` read in another colour of the same value, one the roll does not hold.
+    fn misread(die: Die, roll: &[Die]) -> Die {
+        rules::DieColor::ALL
+            .into_iter()
+            .map(|color| Die::new(color, die.value))
+            .find(|d| d.color != die.color && !roll.contains(d))
+            .unwrap()
+    }
+
+    /// `table` with the reading of `die` at `place` replaced by `read`.
+    fn read_as(mut table: Observation, die: Die, place: Place, read: Die) -> Observation {
+        let seen = (table.dice.iter_mut())
+            .find(|d| d.die == die && d.place == place)
+            .unwrap();
+        seen.die = read;
+        table
+    }
+
+    #[test]
+    fn a_placed_die_read_in_another_colour_is_the_roll_die_that_left() {
+        let (setup, start, roll, rolled, place, placed) = opening(5);
+        let (die, pillar) = placement(&place);
+        let read = misread(die, &rolled_dice(&roll));
+        let mut referee = referee(&setup);
+        let mut frame = 0;
+        show(
+            &mut referee,
+            &Observation::perfect(&start, 0, 0.0),
+            &mut frame,
+        );
+        show(
+            &mut referee,
+            &Observation::perfect(&rolled, 0, 0.0),
+            &mut frame,
+        );
+        let after = read_as(Observation::perfect(&placed, 0, 0.0), die, pillar, read);
+        show(&mut referee, &after, &mut frame);
+        assert_eq!(referee.record().actions, vec![roll, place]);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
+    #[test]
+    fn a_refused_die_read_in_another_colour_is_flagged_as_the_roll_die() {
+        let (setup, start, roll, rolled, _, _) = opening(6);
+        let player = rolled.current_player().unwrap();
+        // A placement of a die of the roll that a tile refuses.
+        let (die, tower, pillar) = (rolled_dice(&roll).into_iter())
+            .flat_map(|die| {
+                TowerId::ALL
+                    .into_iter()
+                    .flat_map(move |tower| PillarIndex::ALL.map(move |pillar| (die, tower, pillar)))
+            })
+            .find(|&(die, tower, pillar)| {
+                let action = Action::Place {
+                    player,
+                    die,
+                    rank: rules::Rank::Apprentice,
+                    tower,
+                    pillar,
+                };
+                matches!(
+                    rolled.check(&action),
+                    Err(Violation::ColorNotAllowed { .. } | Violation::ValueNotAllowed { .. })
+                )
+            })
+            .unwrap();
+        let read = misread(die, &rolled_dice(&roll));
+        let mut table = without(Observation::perfect(&rolled, 0, 0.0), die, Place::RollArea);
+        let on_pillar = Place::Tower {
+            tower,
+            level: 1,
+            pillar,
+            buried: false,
+        };
+        table.dice.push(crate::observation::SeenDie {
+            die: read,
+            place: on_pillar,
+            confidence: 1.0,
+            uncertain: false,
+        });
+        table.meeples.push(crate::observation::SeenMeeple {
+            meeple: Meeple {
+                player,
+                rank: rules::Rank::Apprentice,
+            },
+            place: on_pillar,
+            confidence: 1.0,
+            uncertain: false,
+        });
+        let mut referee = referee(&setup);
+        let mut frame = 0;
+        show(
+            &mut referee,
+            &Observation::perfect(&start, 0, 0.0),
+            &mut frame,
+        );
+        show(
+            &mut referee,
+            &Observation::perfect(&rolled, 0, 0.0),
+            &mut frame,
+        );
+        show(&mut referee, &table, &mut frame);
+        assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
+        let flag = referee.active_flag().expect("the placement is flagged");
+        assert_eq!(
+            (flag.die, flag.tower, flag.pillar),
+            (Some(die), Some(tower), Some(pillar))
+        );
     }
 
     #[test]

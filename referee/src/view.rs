@@ -183,6 +183,48 @@ pub(crate) struct Seen {
 }
 
 impl Seen {
+    /// This table with one die read on a top-floor pillar put right: a die the game has
+    /// neither there nor in the roll, where exactly one die of the roll is not seen in the
+    /// roll area and shares its value (its colour misread: blue and purple in dim light) or
+    /// its colour (its value misread). Dice are conserved, so that die is the one that
+    /// moved. `None` when no die or more than one needs it, or the die it would be is not
+    /// the only one possible.
+    pub(crate) fn with_roll_die_misread(&self, expected: &Expected) -> Option<Seen> {
+        let (unseen, _) = dice_difference(&expected.roll, &self.roll);
+        let mut fix = None;
+        for tower in TowerId::ALL {
+            let level = expected.levels[tower.index()];
+            for pillar in PillarIndex::ALL {
+                let (dice, _) = self.on_pillar(tower, level, pillar);
+                let look = &expected.pillars[tower.index()][pillar.index()];
+                let (_, extra) = dice_difference(&look.dice, &dice);
+                for read in extra.into_iter().filter(|d| !expected.roll.contains(d)) {
+                    let mut like: Vec<Die> = (unseen.iter())
+                        .filter(|d| d.value == read.value || d.color == read.color)
+                        .copied()
+                        .collect();
+                    like.sort();
+                    like.dedup();
+                    let ([die], None) = (like.as_slice(), fix) else {
+                        return None;
+                    };
+                    fix = Some((tower, level, pillar, read, *die));
+                }
+            }
+        }
+        let (tower, level, pillar, read, die) = fix?;
+        let mut fixed = self.clone();
+        let piece = fixed.towers[tower.index()].iter_mut().find(|p| {
+            (p.level, p.pillar, p.buried) == (level, pillar, false)
+                && matches!(p.piece, Piece::Die(r) if r.die == read)
+        })?;
+        piece.piece = Piece::Die(Reading {
+            die,
+            uncertain: false,
+        });
+        Some(fixed)
+    }
+
     pub fn of(observation: &Observation) -> Self {
         let mut seen = Self::default();
         for d in &observation.dice {
