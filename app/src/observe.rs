@@ -11,7 +11,7 @@ use referee::{Observation, Place, SeenDie, SeenMeeple};
 use rules::{
     Die, DieColor, DieValue, GameState, Meeple, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
 };
-use vision::{DiceReader, ReaderSettings, Reading, TableGeometry, VisionError};
+use vision::{DiceReader, Motion, ReaderSettings, Reading, TableGeometry, VisionError};
 
 /// The mat zone of each tower.
 fn tower_of_zone(zone: &str) -> Option<TowerId> {
@@ -115,10 +115,14 @@ pub fn observation_of(
     observation
 }
 
-/// The reader and the calibration of one camera: frames in, observations out.
+/// The reader and the calibration of one camera: frames in, observations out. Only what
+/// moved since the frame last read is read again ([`vision::Motion`]): a still table costs
+/// a thumbnail, a moved die the finder and one reader call.
 pub struct TableReader {
     reader: DiceReader,
     geometry: TableGeometry,
+    motion: Motion,
+    last: Option<Reading>,
 }
 
 impl TableReader {
@@ -130,6 +134,8 @@ impl TableReader {
         Self {
             reader,
             geometry: TableGeometry::new(camera, layout),
+            motion: Motion::default(),
+            last: None,
         }
     }
 
@@ -148,7 +154,15 @@ impl TableReader {
         frame: u64,
         time_s: f64,
     ) -> Result<(Reading, Observation), VisionError> {
-        let mut reading = self.reader.read(image)?;
+        let moved = self.motion.compare(image);
+        let mut reading = match &self.last {
+            Some(last) => self.reader.read_moved(image, last, &moved)?,
+            None => self.reader.read(image)?,
+        };
+        if moved.any() {
+            self.motion.mark_read();
+            self.last = Some(reading.clone());
+        }
         self.geometry.tower_levels = state
             .towers()
             .iter()

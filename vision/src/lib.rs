@@ -3,6 +3,7 @@
 pub mod capture;
 pub mod error;
 pub mod frame;
+pub mod motion;
 pub mod places;
 pub mod reader;
 pub mod source;
@@ -15,6 +16,7 @@ pub use capture::{
 };
 pub use error::VisionError;
 pub use frame::{gray_from_image, read_gray, read_rgb};
+pub use motion::{Changes, Motion};
 pub use places::TableGeometry;
 pub use reader::{
     DiceReader, DieColor, DieReading, Found, MeepleColor, MeepleRank, MeepleReading,

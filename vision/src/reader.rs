@@ -17,6 +17,7 @@ use serde::Serialize;
 use tract_onnx::prelude::*;
 
 use crate::error::VisionError;
+use crate::motion::Changes;
 
 /// The finder sees the frame with its longer side shrunk to this many pixels.
 pub const FINDER_LONG_PX: u32 = 512;
@@ -403,6 +404,48 @@ impl DiceReader {
         Ok(found)
     }
 
+    /// Reads `image` where it moved since `previous` was read (`moved`, from
+    /// [`crate::Motion`]): the items of `previous` in blocks that did not move are kept as
+    /// they were, the finder's places in blocks that moved are read. Nothing is read at all
+    /// when nothing moved.
+    pub fn read_moved(
+        &mut self,
+        image: &RgbImage,
+        previous: &Reading,
+        moved: &Changes,
+    ) -> Result<Reading, VisionError> {
+        let same_size = (previous.width, previous.height) == image.dimensions();
+        if !same_size {
+            return self.read(image);
+        }
+        if !moved.any() {
+            return Ok(previous.clone());
+        }
+        let found: Vec<Found> = (self.find(image)?.into_iter())
+            .filter(|f| moved.touches(f.box_px))
+            .collect();
+        let mut reading = self.read_found(image, &found)?;
+        // An item kept from before that the new readings overlap was seen again.
+        let kept_dice = (previous.dice.iter())
+            .filter(|d| !moved.touches(d.box_px))
+            .filter(|d| !reading.dice.iter().any(|n| same_item(n.box_px, d.box_px)))
+            .cloned()
+            .collect::<Vec<_>>();
+        let kept_meeples = (previous.meeples.iter())
+            .filter(|m| !moved.touches(m.box_px))
+            .filter(|m| {
+                !reading
+                    .meeples
+                    .iter()
+                    .any(|n| same_item(n.box_px, m.box_px))
+            })
+            .cloned()
+            .collect::<Vec<_>>();
+        reading.dice.extend(kept_dice);
+        reading.meeples.extend(kept_meeples);
+        Ok(reading)
+    }
+
     /// The reader over given places (found by the finder, or known from a calibration).
     pub fn read_found(
         &mut self,
@@ -558,6 +601,17 @@ fn kind_probabilities(reader: &[f32], heats: [f32; 2]) -> [f32; 2] {
     [item * die / total, item * meeple / total]
 }
 
+/// Whether two boxes are one item: centres within half the longest side of the two.
+fn same_item(a: BoxPx, b: BoxPx) -> bool {
+    let side = (a[2] - a[0])
+        .max(a[3] - a[1])
+        .max(b[2] - b[0])
+        .max(b[3] - b[1]);
+    let dx = (a[0] + a[2] - b[0] - b[2]) / 2.0;
+    let dy = (a[1] + a[3] - b[1] - b[3]) / 2.0;
+    dx.hypot(dy) < side / 2.0
+}
+
 /// The items, most confident first, less any centred within half a box side of a more
 /// confident one.
 fn without_duplicates<T>(mut items: Vec<T>, key: impl Fn(&T) -> (BoxPx, f32)) -> Vec<T> {
@@ -565,17 +619,7 @@ fn without_duplicates<T>(mut items: Vec<T>, key: impl Fn(&T) -> (BoxPx, f32)) ->
     let mut kept: Vec<T> = Vec::with_capacity(items.len());
     for item in items {
         let (b, _) = key(&item);
-        let duplicate = kept.iter().any(|k| {
-            let (a, _) = key(k);
-            let side = (a[2] - a[0])
-                .max(a[3] - a[1])
-                .max(b[2] - b[0])
-                .max(b[3] - b[1]);
-            let dx = (a[0] + a[2] - b[0] - b[2]) / 2.0;
-            let dy = (a[1] + a[3] - b[1] - b[3]) / 2.0;
-            dx.hypot(dy) < side / 2.0
-        });
-        if !duplicate {
+        if !kept.iter().any(|k| same_item(key(k).0, b)) {
             kept.push(item);
         }
     }

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use vision::{DiceReader, Reading, read_rgb};
+use vision::{DiceReader, Motion, Reading, read_rgb};
 
 // Floors a little under what the committed models measure on these fixtures (the figures of
 // `tablesight eval tests/fixtures/reader/real`): a worse model, a broken crop rule or a
@@ -174,4 +174,48 @@ fn a_model_of_the_wrong_shape_is_refused_by_name() {
         .expect("a finder is not a reader")
         .to_string();
     assert!(error.contains("finder.onnx"), "{error}");
+}
+
+#[test]
+fn only_what_moved_is_read_again() {
+    let mut reader = DiceReader::shipped().unwrap();
+    reader.settings.turns = vision::Turns::One;
+    let image = read_rgb(&fixtures().join("scene-720p-0.jpg")).unwrap();
+    let mut motion = Motion::default();
+    motion.compare(&image);
+    motion.mark_read();
+    let before = reader.read(&image).unwrap();
+    // Nothing moved: the same reading, nothing read.
+    let still = motion.compare(&image);
+    assert!(!still.any());
+    assert_eq!(reader.read_moved(&image, &before, &still).unwrap(), before);
+    // A hand (a flat patch) over the first die read: that die is gone, the rest kept.
+    let hidden = before.dice[0].box_px;
+    let mut covered = image.clone();
+    let (x0, y0) = (
+        (hidden[0] - 20.0).max(0.0) as u32,
+        (hidden[1] - 20.0).max(0.0) as u32,
+    );
+    for y in y0..(y0 + 90).min(covered.height()) {
+        for x in x0..(x0 + 90).min(covered.width()) {
+            covered.put_pixel(x, y, image::Rgb([205, 160, 140]));
+        }
+    }
+    let moved = motion.compare(&covered);
+    assert!(moved.any() && moved.share() < 0.05, "{}", moved.share());
+    let partly = reader.read_moved(&covered, &before, &moved).unwrap();
+    let anew = reader.read(&covered).unwrap();
+    // The same dice as reading the whole frame again (boxes within a few pixels: the
+    // finder's boxes near the hand may shift).
+    assert!(!partly.dice.iter().any(|d| d.box_px == hidden));
+    assert_eq!(partly.dice.len(), anew.dice.len());
+    for die in &partly.dice {
+        assert!(
+            anew.dice.iter().any(|d| d.value == die.value
+                && d.color == die.color
+                && (0..4).all(|i| (d.box_px[i] - die.box_px[i]).abs() < 4.0)),
+            "{die:?} is not read so from the whole frame"
+        );
+    }
+    assert_eq!(partly.meeples.len(), anew.meeples.len());
 }

@@ -1,0 +1,218 @@
+//! What moved since the frame last read: each frame is shrunk to a small grey thumbnail and
+//! compared, block by block, with the thumbnail of the frame the reader last read. A live
+//! table is still most of the time (players think, then one hand moves one die), so the
+//! reader need only read again what lies in blocks that moved, and nothing at all when
+//! none did.
+
+use image::RgbImage;
+
+use crate::reader::BoxPx;
+
+/// The thumbnail's width in cells: a 1280x720 frame becomes 160x90, one cell 8x8 pixels.
+const THUMB_WIDTH: u32 = 160;
+/// A block is this many cells square: 32x32 pixels of a 1280x720 frame, about a die and
+/// its shadow seen from a webcam over the mat.
+const BLOCK_CELLS: usize = 4;
+/// A block has moved when its cells' grey levels changed by more than this on average
+/// (0..255). A
+/// die's pips turned by a spell change a 32 px block by 10-20 levels; a webcam's noise,
+/// averaged over a cell's 64 pixels, by well under 1.
+const MOVED_LEVELS: f32 = 4.0;
+
+/// The grey thumbnail of one frame.
+#[derive(Clone, Debug, PartialEq)]
+struct Thumbnail {
+    /// The frame's size in pixels.
+    frame: (u32, u32),
+    /// Pixels per cell.
+    cell: u32,
+    columns: usize,
+    rows: usize,
+    grey: Vec<f32>,
+}
+
+impl Thumbnail {
+    fn of(image: &RgbImage) -> Self {
+        let (width, height) = image.dimensions();
+        let cell = (width / THUMB_WIDTH).max(1);
+        let (columns, rows) = ((width / cell) as usize, (height / cell) as usize);
+        let mut grey = vec![0.0; columns * rows];
+        let stride = width as usize * 3;
+        let pixels = image.as_raw();
+        let cell_px = cell as usize;
+        for y in 0..rows * cell_px {
+            let line = &pixels[y * stride..y * stride + columns * cell_px * 3];
+            let sums = &mut grey[(y / cell_px) * columns..(y / cell_px + 1) * columns];
+            for (sum, cell_pixels) in sums.iter_mut().zip(line.chunks_exact(cell_px * 3)) {
+                // Luma (BT.601) in integers: the sum of a cell fits u32 easily.
+                let luma: u32 = cell_pixels
+                    .chunks_exact(3)
+                    .map(|p| 77 * u32::from(p[0]) + 150 * u32::from(p[1]) + 29 * u32::from(p[2]))
+                    .sum();
+                *sum += luma as f32;
+            }
+        }
+        let scale = 1.0 / (256.0 * (cell * cell) as f32);
+        for g in &mut grey {
+            *g *= scale;
+        }
+        Self {
+            frame: (width, height),
+            cell,
+            columns,
+            rows,
+            grey,
+        }
+    }
+}
+
+/// Which blocks of a frame moved since the frame last read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Changes {
+    /// Pixels per block side.
+    block_px: f32,
+    columns: usize,
+    rows: usize,
+    moved: Vec<bool>,
+}
+
+impl Changes {
+    /// Every block moved: a frame with nothing to compare with.
+    fn everything() -> Self {
+        Self {
+            block_px: f32::INFINITY,
+            columns: 1,
+            rows: 1,
+            moved: vec![true],
+        }
+    }
+
+    /// Whether anything moved.
+    pub fn any(&self) -> bool {
+        self.moved.iter().any(|&m| m)
+    }
+
+    /// The share of blocks that moved (0..1).
+    pub fn share(&self) -> f32 {
+        self.moved.iter().filter(|&&m| m).count() as f32 / self.moved.len() as f32
+    }
+
+    /// Whether a box (pixels of the frame) overlaps a block that moved.
+    pub fn touches(&self, box_px: BoxPx) -> bool {
+        if !self.block_px.is_finite() {
+            return self.any();
+        }
+        let block = |v: f32, count: usize| ((v / self.block_px).max(0.0) as usize).min(count - 1);
+        let (c0, c1) = (
+            block(box_px[0], self.columns),
+            block(box_px[2], self.columns),
+        );
+        let (r0, r1) = (block(box_px[1], self.rows), block(box_px[3], self.rows));
+        (r0..=r1).any(|r| (c0..=c1).any(|c| self.moved[r * self.columns + c]))
+    }
+}
+
+/// Compares frames with the frame last read.
+#[derive(Clone, Debug, Default)]
+pub struct Motion {
+    read: Option<Thumbnail>,
+    latest: Option<Thumbnail>,
+}
+
+impl Motion {
+    /// The blocks of `image` that moved since the frame last marked read
+    /// ([`Motion::mark_read`]); everything when there is none, or its size differs.
+    pub fn compare(&mut self, image: &RgbImage) -> Changes {
+        let now = Thumbnail::of(image);
+        let changes = match &self.read {
+            Some(read) if read.frame == now.frame => {
+                let columns = now.columns.div_ceil(BLOCK_CELLS);
+                let rows = now.rows.div_ceil(BLOCK_CELLS);
+                let mut totals = vec![(0.0f32, 0u32); columns * rows];
+                for y in 0..now.rows {
+                    for x in 0..now.columns {
+                        let i = y * now.columns + x;
+                        let total = &mut totals[(y / BLOCK_CELLS) * columns + x / BLOCK_CELLS];
+                        total.0 += (now.grey[i] - read.grey[i]).abs();
+                        total.1 += 1;
+                    }
+                }
+                Changes {
+                    block_px: (now.cell as usize * BLOCK_CELLS) as f32,
+                    columns,
+                    rows,
+                    moved: totals
+                        .iter()
+                        .map(|&(sum, n)| sum / n as f32 > MOVED_LEVELS)
+                        .collect(),
+                }
+            }
+            _ => Changes::everything(),
+        };
+        self.latest = Some(now);
+        changes
+    }
+
+    /// The frame last compared has been read: later frames are compared with it.
+    pub fn mark_read(&mut self) {
+        if let Some(latest) = self.latest.take() {
+            self.read = Some(latest);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use image::Rgb;
+
+    use super::*;
+
+    fn table() -> RgbImage {
+        RgbImage::from_fn(1280, 720, |x, y| {
+            Rgb([(x % 200) as u8, (y % 180) as u8, ((x + y) % 90) as u8])
+        })
+    }
+
+    #[test]
+    fn a_still_frame_has_not_moved_and_a_new_die_moves_only_its_blocks() {
+        let mut motion = Motion::default();
+        let first = table();
+        assert!(motion.compare(&first).any(), "nothing to compare with");
+        motion.mark_read();
+        let mut noisy = first.clone();
+        for (i, p) in noisy.pixels_mut().enumerate() {
+            p[0] = p[0].saturating_add((i % 3) as u8);
+        }
+        assert!(!motion.compare(&noisy).any(), "sensor noise is no motion");
+        // A white die of 30 px put down at (600, 300).
+        let mut moved = first.clone();
+        for y in 300..330 {
+            for x in 600..630 {
+                moved.put_pixel(x, y, Rgb([250, 250, 250]));
+            }
+        }
+        let changes = motion.compare(&moved);
+        assert!(
+            changes.any() && changes.share() < 0.01,
+            "{}",
+            changes.share()
+        );
+        assert!(changes.touches([605.0, 305.0, 625.0, 325.0]));
+        assert!(!changes.touches([100.0, 100.0, 130.0, 130.0]));
+        assert!(!changes.touches([700.0, 300.0, 730.0, 330.0]));
+        // Compared with the frame last read, not the last compared: still moved.
+        assert!(motion.compare(&moved).any());
+        motion.mark_read();
+        assert!(!motion.compare(&moved).any());
+    }
+
+    #[test]
+    fn a_frame_of_another_size_has_moved_everywhere() {
+        let mut motion = Motion::default();
+        motion.compare(&table());
+        motion.mark_read();
+        let changes = motion.compare(&RgbImage::new(640, 360));
+        assert!(changes.touches([0.0, 0.0, 1.0, 1.0]));
+        assert_eq!(changes.share(), 1.0);
+    }
+}
