@@ -9,6 +9,7 @@ use rules::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::camera_setup::{CameraChoice, CameraSettings, CameraSetup};
 use crate::files::{FileDialog, FilePurpose};
 use crate::live::{LiveFeed, LiveOptions, LiveRequest};
 use crate::live_view::LiveSession;
@@ -28,6 +29,10 @@ pub struct Settings {
     pub catalogue_path: Option<PathBuf>,
     /// The last file saved or opened.
     pub last_file: Option<PathBuf>,
+    /// The camera, its calibration and the referee's settings.
+    pub camera: CameraSettings,
+    /// Whether the demo has played once by itself (a first run without a camera).
+    pub demo_shown: bool,
 }
 
 impl Default for Settings {
@@ -37,6 +42,8 @@ impl Default for Settings {
             players: vec![PlayerColor::Red, PlayerColor::Green, PlayerColor::Blue],
             catalogue_path: None,
             last_file: None,
+            camera: CameraSettings::default(),
+            demo_shown: false,
         }
     }
 }
@@ -65,6 +72,10 @@ pub enum Command {
     SetTeachMode(bool),
     /// Plays the demo game through the live feed (rendered first when not cached).
     StartDemo,
+    /// Opens the camera set-up window.
+    OpenCameraSetup,
+    /// Opens this camera and referees the game on the table through it.
+    WatchCamera(CameraChoice),
     /// Stops watching the camera, recording or demo; the game stays on the table.
     StopLive,
     /// An action the live referee confirmed, mirrored into the session.
@@ -112,6 +123,7 @@ pub struct TablesightApp {
     pub autosave: Option<PathBuf>,
     pub file_dialog: Option<FileDialog>,
     pub tiles_editor: Option<TilesEditor>,
+    pub camera_setup: Option<CameraSetup>,
     /// A one-line message: saved, opened, or what went wrong.
     pub status: Option<String>,
     /// The camera, recording or demo being watched and refereed.
@@ -159,6 +171,7 @@ impl TablesightApp {
             autosave,
             file_dialog: None,
             tiles_editor: None,
+            camera_setup: None,
             status,
             live: None,
             demo_cache: None,
@@ -182,11 +195,56 @@ impl TablesightApp {
         };
         let mut options = LiveOptions::new(game.session.record(), self.catalogue.clone());
         options.calibration = calibration;
+        let camera = &self.settings.camera;
+        options.referee.settle.frames = camera.settle_frames.max(1);
+        options.referee.vote_frames = camera.vote_frames.max(1);
+        options.reader.sure_value = camera.sure_value;
         // The old feed (if any) stops before the new one starts reading.
         self.live = None;
         let feed = LiveFeed::start(source, options, self.repaint.clone());
         self.live = Some(LiveSession::new(feed));
         Ok(())
+    }
+
+    /// Opens `choice` in its mode and referees the game on the table through it, with the
+    /// calibration and referee settings of the set-up. A camera that cannot be opened is
+    /// said in the set-up window, which stays open.
+    fn watch_camera(&mut self, choice: &CameraChoice) {
+        let (lock_controls, calibration) = (
+            self.settings.camera.lock_controls,
+            self.settings.camera.calibration.clone(),
+        );
+        let request = vision::ModeRequest {
+            format: Some(choice.mode.format),
+            resolution: Some((choice.mode.width, choice.mode.height)),
+            fps: Some(choice.mode.fps),
+        };
+        let controls = if lock_controls {
+            vision::CameraControls::locked()
+        } else {
+            vision::CameraControls::default()
+        };
+        let opened = vision::CameraSource::open(
+            choice.index,
+            &request,
+            controls,
+            vision::WatchSettings::default(),
+        );
+        let result = opened
+            .map_err(|e| format!("{} cannot be opened: {e}", choice.name))
+            .and_then(|source| self.watch(Box::new(source), calibration));
+        match result {
+            Ok(()) => {
+                self.settings.camera.camera = Some(choice.name.clone());
+                self.settings.camera.mode = Some(choice.mode);
+                self.camera_setup = None;
+                self.status = Some(format!("Watching {}.", choice.name));
+            }
+            Err(problem) => match &mut self.camera_setup {
+                Some(setup) => setup.problem = Some(problem),
+                None => self.status = Some(problem),
+            },
+        }
     }
 
     /// Starts the demo: its game on the table, its frames through the live feed.
@@ -323,6 +381,9 @@ impl TablesightApp {
         if self.tiles_editor.is_some() {
             crate::tiles_editor::tiles_editor_ui(self, ui.ctx());
         }
+        if self.camera_setup.is_some() {
+            crate::camera_setup::camera_setup_ui(self, ui.ctx());
+        }
         for command in std::mem::take(&mut self.commands) {
             self.apply(command);
         }
@@ -415,7 +476,14 @@ impl TablesightApp {
                     }
                 }
             }
-            Command::StartDemo => self.start_demo(),
+            Command::StartDemo => {
+                self.settings.demo_shown = true;
+                self.start_demo();
+            }
+            Command::OpenCameraSetup => {
+                self.camera_setup = Some(CameraSetup::new(&self.settings.camera));
+            }
+            Command::WatchCamera(choice) => self.watch_camera(&choice),
             Command::StopLive => self.live = None,
             Command::Refereed { action, overridden } => self.mirror(&action, overridden),
             Command::FollowRecord(record) => match Session::from_record(&record, &self.catalogue) {

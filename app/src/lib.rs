@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod calibration_cli;
+pub mod camera_setup;
 pub mod capture_cli;
 pub mod cli;
 pub mod demo;
@@ -85,8 +86,14 @@ pub fn run_window(demo: bool) -> Result<(), WindowError> {
             let mut app = TablesightApp::new(settings, seed, autosave);
             app.demo_cache = eframe::storage_dir(APP_ID);
             app.camera_attached = camera_attached();
-            if demo {
+            // Opens on the camera when one is attached; without one, the first run plays
+            // the demo (later runs offer it on the start screen).
+            let first_run =
+                !app.settings.demo_shown && matches!(app.screen, app::Screen::NewGame(_));
+            if demo || (!app.camera_attached && first_run) {
                 app.command(app::Command::StartDemo);
+            } else if app.camera_attached {
+                app.command(app::Command::OpenCameraSetup);
             }
             Ok(Box::new(app))
         }),

@@ -51,6 +51,8 @@ pub struct LiveOptions {
     /// Other reader models than the shipped ones (a folder with finder.onnx, reader.onnx).
     pub models: Option<PathBuf>,
     pub referee: RefereeSettings,
+    /// The reader's thresholds: each crop read once, as frames come many a second.
+    pub reader: vision::ReaderSettings,
 }
 
 impl LiveOptions {
@@ -61,10 +63,17 @@ impl LiveOptions {
             catalogue,
             calibration: None,
             models: None,
-            referee: RefereeSettings {
-                vote_frames: 5,
-                ..RefereeSettings::default()
-            },
+            referee: Self::default_referee(),
+            reader: vision::ReaderSettings::live(),
+        }
+    }
+
+    /// The referee's settings for a camera's reader: readings voted over 5 frames, the rest
+    /// default.
+    pub fn default_referee() -> RefereeSettings {
+        RefereeSettings {
+            vote_frames: 5,
+            ..RefereeSettings::default()
         }
     }
 }
@@ -549,7 +558,7 @@ impl Worker {
             Err(error) => return self.fail(format!("the reader could not be loaded: {error:#}")),
         };
         // Frames come many a second: each crop read once, also before the mat is found.
-        reader.settings = vision::ReaderSettings::live();
+        reader.settings = options.reader;
         let mut referee = match start_referee(options) {
             Ok(referee) => referee,
             Err(error) => return self.fail(format!("the referee refuses the game: {error}")),

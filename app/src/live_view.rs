@@ -10,6 +10,8 @@ use egui::{
     TextureOptions, Ui, Vec2, WidgetInfo,
 };
 
+use vision::CameraStatus;
+
 use crate::app::Command;
 use crate::live::{
     FeedPhase, LiveFeed, LiveRequest, LiveSnapshot, fit_image, overlay_items, screen_rect,
@@ -61,6 +63,16 @@ impl LiveSession {
 const FLAG_RED: Color32 = Color32::from_rgb(150, 25, 25);
 const DESYNC_ORANGE: Color32 = Color32::from_rgb(170, 90, 10);
 
+/// What is wrong with the camera, in words; `None` while it is starting or live.
+fn camera_trouble(status: &CameraStatus) -> Option<String> {
+    match status {
+        CameraStatus::Starting | CameraStatus::Live => None,
+        CameraStatus::Stalled { .. } => Some("The camera sends no frames.".to_owned()),
+        CameraStatus::Lost { reason } => Some(format!("The camera is lost: {reason}.")),
+        CameraStatus::Reconnecting => Some("Opening the camera again…".to_owned()),
+    }
+}
+
 /// The live view: header, status, image with readings, flag, desync, the referee's events.
 pub fn live_view_ui(live: &mut LiveSession, ui: &mut Ui, commands: &mut Vec<Command>) {
     let snapshot = live.feed.snapshot();
@@ -79,6 +91,22 @@ pub fn live_view_ui(live: &mut LiveSession, ui: &mut Ui, commands: &mut Vec<Comm
         }
     });
     ui.label(snapshot.status_line());
+    if let Some(words) = snapshot.camera.as_ref().and_then(camera_trouble) {
+        egui::Frame::new()
+            .fill(DESYNC_ORANGE)
+            .inner_margin(8.0)
+            .corner_radius(6.0)
+            .show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                ui.label(RichText::new(words).color(Color32::WHITE).strong());
+                ui.label(
+                    RichText::new(
+                        "The game is kept. Refereeing goes on when frames come again: plug the camera in again, or choose another (Camera > Watch a camera…).",
+                    )
+                    .color(Color32::WHITE),
+                );
+            });
+    }
     if let Some(problem) = &snapshot.problem {
         ui.colored_label(ui.visuals().warn_fg_color, problem.as_str());
     }

@@ -1,4 +1,4 @@
-//! The menu bar: game files, undo and redo, teach mode, the tile catalogue.
+//! The menu bar: game files, undo and redo, the camera, the tile catalogue, teach mode.
 
 use egui::Ui;
 
@@ -38,6 +38,27 @@ pub fn menu_ui(app: &mut TablesightApp, ui: &mut Ui) {
                     .clicked()
                 {
                     app.command(Command::Redo);
+                }
+            });
+            ui.menu_button("Camera", |ui| {
+                if ui.button("Watch a camera…").clicked() {
+                    app.command(Command::OpenCameraSetup);
+                }
+                if ui
+                    .add_enabled(
+                        app.demo_cache.is_some(),
+                        egui::Button::new("Watch the demo"),
+                    )
+                    .clicked()
+                {
+                    app.command(Command::StartDemo);
+                }
+                if ui
+                    .add_enabled(app.live.is_some(), egui::Button::new("Stop watching"))
+                    .on_hover_text("The game stays; it can go on by clicks")
+                    .clicked()
+                {
+                    app.command(Command::StopLive);
                 }
             });
             ui.menu_button("Tiles", |ui| {

@@ -258,3 +258,155 @@ fn the_start_screen_offers_the_demo_only_without_a_camera() {
     harness.run();
     assert!(harness.query_by_label("Watch the demo").is_some());
 }
+
+fn webcam(index: u32, name: &str) -> vision::CameraInfo {
+    let mode = |width, height, fps| vision::CameraMode {
+        format: vision::PixelFormat::Mjpeg,
+        width,
+        height,
+        fps,
+    };
+    vision::CameraInfo {
+        index,
+        name: name.to_owned(),
+        description: format!("/dev/video{index}"),
+        modes: vec![mode(1920, 1080, 30), mode(1280, 720, 30)],
+        problem: None,
+    }
+}
+
+#[test]
+fn the_camera_set_up_lists_the_cameras_and_says_why_one_cannot_be_opened() {
+    let mut settings = Settings::default();
+    // The camera last watched is chosen again, in its mode, wherever it is plugged now.
+    settings.camera.camera = Some("Desk webcam".to_owned());
+    settings.camera.mode = Some(webcam(0, "").modes[1]);
+    let mut app = TablesightApp::new(settings.clone(), 7, None);
+    app.camera_setup = Some(tablesight::camera_setup::CameraSetup::listed(
+        Ok(vec![webcam(97, "Laptop camera"), webcam(98, "Desk webcam")]),
+        &settings.camera,
+    ));
+    let mut harness = harness(app);
+    assert!(harness.query_by_label("97: Laptop camera").is_some());
+    assert!(harness.query_by_label("98: Desk webcam").is_some());
+    assert_eq!(
+        harness.get_by_label("Mode").value().as_deref(),
+        Some("MJPEG 1280x720 at 30 fps")
+    );
+    // No game yet: nothing to referee.
+    assert!(
+        harness
+            .query_by_label_contains("Start or open a game first")
+            .is_some()
+    );
+    harness.state_mut().camera_setup = None;
+    harness.run();
+    harness.get_by_label("Start the game").click();
+    harness.run();
+    harness.state_mut().camera_setup = Some(tablesight::camera_setup::CameraSetup::listed(
+        Ok(vec![webcam(97, "Laptop camera"), webcam(98, "Desk webcam")]),
+        &settings.camera,
+    ));
+    harness.run();
+    assert!(
+        harness
+            .query_by_label_contains("Start or open a game first")
+            .is_none()
+    );
+    // No such device here: the window says so and stays; the game and the settings stay.
+    harness.get_by_label("Watch").click();
+    harness.run();
+    assert!(harness.state().live.is_none());
+    assert!(harness.state().camera_setup.is_some());
+    assert!(
+        harness
+            .query_by_label_contains("Desk webcam cannot be opened")
+            .is_some()
+    );
+    assert!(harness.state().game().is_some());
+    harness.snapshot("camera_setup");
+}
+
+/// A camera that is unplugged before its first frame and comes back when the test says.
+struct Unplugged {
+    /// 0: about to say it is lost; 1: lost until `back`; 2: live again, frames.
+    step: u8,
+    back: Arc<AtomicBool>,
+    inner: FrameFiles,
+}
+
+impl FrameSource for Unplugged {
+    fn describe(&self) -> String {
+        "camera 0: Desk webcam".to_owned()
+    }
+
+    fn next_event(&mut self, wait: Duration) -> SourceEvent {
+        match self.step {
+            0 => {
+                self.step = 1;
+                SourceEvent::Status(vision::CameraStatus::Lost {
+                    reason: "unplugged".to_owned(),
+                })
+            }
+            1 if !self.back.load(Ordering::Acquire) => {
+                std::thread::sleep(wait.min(Duration::from_millis(20)));
+                SourceEvent::Waiting
+            }
+            1 => {
+                self.step = 2;
+                SourceEvent::Status(vision::CameraStatus::Live)
+            }
+            _ => self.inner.next_event(wait),
+        }
+    }
+}
+
+#[test]
+fn an_unplugged_camera_is_said_and_the_game_goes_on_when_it_returns() {
+    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
+    click(&mut harness, "Start the game");
+    let reader = fixtures().join("reader");
+    let frame = reader.join("scene-720p-1.jpg");
+    let back = Arc::new(AtomicBool::new(false));
+    let source = Unplugged {
+        step: 0,
+        back: Arc::clone(&back),
+        inner: FrameFiles::files(vec![frame], 15.0, Pace::Fastest).unwrap(),
+    };
+    harness
+        .state_mut()
+        .watch(
+            Box::new(source),
+            Some(reader.join("calibration-720p-1.json")),
+        )
+        .unwrap();
+    step_until(&mut harness, "the camera lost", |h| {
+        matches!(snapshot(h).camera, Some(vision::CameraStatus::Lost { .. }))
+    });
+    assert!(
+        harness
+            .query_by_label("The camera is lost: unplugged.")
+            .is_some()
+    );
+    assert!(
+        harness
+            .query_by_label_contains("The game is kept")
+            .is_some()
+    );
+    assert!(harness.state().game().is_some());
+    back.store(true, Ordering::Release);
+    step_until(&mut harness, "a frame after the camera came back", |h| {
+        snapshot(h).frames_read == 1
+    });
+    assert!(
+        harness
+            .query_by_label("The camera is lost: unplugged.")
+            .is_none()
+    );
+    assert!(
+        harness
+            .query_by_label_contains("The game is kept")
+            .is_none()
+    );
+    assert!(harness.state().game().is_some());
+}
