@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use calibration::{Camera, MatLayout, MatPlace};
 use image::RgbImage;
-use referee::{Observation, Place, SeenDie, SeenMeeple};
+use referee::{Observation, Place, SeenDie, SeenMeeple, Zone};
 use rules::{
     Die, DieColor, DieValue, GameState, Meeple, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
 };
@@ -115,6 +115,10 @@ pub fn observation_of(
     observation
 }
 
+/// Blocks of 32 px (of a 1280x720 frame) that move together from one frame to the next
+/// when a hand or an arm moves over the table; a die put down or taken moves 2-9.
+const HAND_BLOCKS: usize = 16;
+
 /// The reader and the calibration of one camera: frames in, observations out. Only what
 /// moved since the frame last read is read again ([`vision::Motion`]): a still table costs
 /// a thumbnail, a moved die the finder and one reader call.
@@ -170,7 +174,11 @@ impl TableReader {
             .collect::<HashMap<_, _>>();
         self.geometry.locate(&mut reading);
         let seats: Vec<PlayerColor> = state.players().iter().map(|p| p.color).collect();
-        let observation = observation_of(&reading, &seats, frame, time_s);
+        let mut observation = observation_of(&reading, &seats, frame, time_s);
+        // A hand or an arm moving over the table: nothing is settled under it.
+        if moved.largest_region() >= HAND_BLOCKS {
+            observation.covered.push(Zone::Table);
+        }
         Ok((reading, observation))
     }
 }

@@ -364,6 +364,7 @@ impl Referee {
         let frame = observation.frame;
         let mut seen = Seen::of(observation);
         seen.roll_before.clone_from(&self.roll_before);
+        seen.keep_known_ranks(&Expected::of(&self.state));
         let mut events = Vec::new();
         let pending = std::mem::take(&mut self.pending);
         // What the last table left undecided happened before this table: extend it first.

@@ -189,6 +189,38 @@ impl Seen {
     /// its colour (its value misread). Dice are conserved, so that die is the one that
     /// moved. `None` when no die or more than one needs it, or the die it would be is not
     /// the only one possible.
+    /// Meeples the game already has on a pillar of a top floor or on a spellbook space,
+    /// seen there again with the other rank, take the game's rank: no move changes the rank
+    /// of a meeple in place, and the reader tells an apprentice from a master by a star a
+    /// few pixels wide. A meeple newly seen keeps the rank read.
+    pub(crate) fn keep_known_ranks(&mut self, expected: &Expected) {
+        for tower in TowerId::ALL {
+            let t = tower.index();
+            let level = expected.levels[t];
+            for pillar in PillarIndex::ALL {
+                let [known] = expected.pillars[t][pillar.index()].meeples.as_slice() else {
+                    continue;
+                };
+                let mut same_player = self.towers[t].iter_mut().filter(|p| {
+                    (p.level, p.pillar, p.buried) == (level, pillar, false)
+                        && matches!(p.piece, Piece::Meeple(m) if m.player == known.player)
+                });
+                if let (Some(piece), None) = (same_player.next(), same_player.next()) {
+                    piece.piece = Piece::Meeple(*known);
+                }
+            }
+        }
+        for (place, meeples) in &mut self.spellbooks {
+            if let (Some([known]), [seen]) = (
+                expected.spellbooks.get(place).map(Vec::as_slice),
+                meeples.as_mut_slice(),
+            ) && seen.player == known.player
+            {
+                *seen = *known;
+            }
+        }
+    }
+
     pub(crate) fn with_roll_die_misread(&self, expected: &Expected) -> Option<Seen> {
         let (unseen, _) = dice_difference(&expected.roll, &self.roll);
         let mut fix = None;

@@ -97,6 +97,37 @@ impl Changes {
         self.moved.iter().filter(|&&m| m).count() as f32 / self.moved.len() as f32
     }
 
+    /// The blocks of the largest region of blocks that moved, touching by side or corner:
+    /// a die put down moves 2-9 blocks of a 1280x720 frame, a hand or an arm dozens.
+    pub fn largest_region(&self) -> usize {
+        let mut seen = vec![false; self.moved.len()];
+        let mut largest = 0;
+        let mut stack = Vec::new();
+        for start in 0..self.moved.len() {
+            if !self.moved[start] || seen[start] {
+                continue;
+            }
+            seen[start] = true;
+            stack.push(start);
+            let mut size = 0;
+            while let Some(i) = stack.pop() {
+                size += 1;
+                let (r, c) = (i / self.columns, i % self.columns);
+                for rr in r.saturating_sub(1)..(r + 2).min(self.rows) {
+                    for cc in c.saturating_sub(1)..(c + 2).min(self.columns) {
+                        let j = rr * self.columns + cc;
+                        if self.moved[j] && !seen[j] {
+                            seen[j] = true;
+                            stack.push(j);
+                        }
+                    }
+                }
+            }
+            largest = largest.max(size);
+        }
+        largest
+    }
+
     /// Whether a box (pixels of the frame) overlaps a block that moved.
     pub fn touches(&self, box_px: BoxPx) -> bool {
         if !self.block_px.is_finite() {
@@ -214,5 +245,26 @@ mod tests {
         let changes = motion.compare(&RgbImage::new(640, 360));
         assert!(changes.touches([0.0, 0.0, 1.0, 1.0]));
         assert_eq!(changes.share(), 1.0);
+    }
+
+    #[test]
+    fn a_hand_is_one_large_region_and_two_dice_two_small_ones() {
+        let mut motion = Motion::default();
+        let first = table();
+        motion.compare(&first);
+        motion.mark_read();
+        let mut moved = first.clone();
+        let paint = |image: &mut RgbImage, x0: u32, y0: u32, side: u32| {
+            for y in y0..y0 + side {
+                for x in x0..x0 + side {
+                    image.put_pixel(x, y, Rgb([220, 170, 150]));
+                }
+            }
+        };
+        paint(&mut moved, 100, 100, 30);
+        paint(&mut moved, 400, 100, 30);
+        assert!(motion.compare(&moved).largest_region() <= 4);
+        paint(&mut moved, 600, 300, 200);
+        assert!(motion.compare(&moved).largest_region() >= 36);
     }
 }
