@@ -364,45 +364,11 @@ impl Referee {
         let frame = observation.frame;
         let mut seen = Seen::of(observation);
         seen.roll_before.clone_from(&self.roll_before);
-        seen.keep_known_ranks(&Expected::of(&self.state));
         let mut events = Vec::new();
         let pending = std::mem::take(&mut self.pending);
-        // What the last table left undecided happened before this table: extend it first.
-        let mut solutions: Vec<Solution> = Vec::new();
-        for earlier in &pending {
-            for later in explain(&earlier.state, &seen, self.settings.search) {
-                let mut actions = earlier.actions.clone();
-                actions.extend(later.actions);
-                solutions.push(Solution {
-                    actions,
-                    state: later.state,
-                });
-            }
-        }
-        if solutions.is_empty() {
-            solutions = explain(&self.state, &seen, self.settings.search);
-        }
-        // A die of the roll read in the wrong colour (or value) once on its pillar.
-        let misread = seen.with_roll_die_misread(&Expected::of(&self.state));
-        if solutions.is_empty()
-            && let Some(fixed) = &misread
-        {
-            solutions = explain(&self.state, fixed, self.settings.search);
-            if !solutions.is_empty() {
-                seen = fixed.clone();
-            }
-        }
+        let solutions = self.explained(&pending, &seen);
         if !solutions.is_empty() {
-            self.roll_before.clear();
-            let played = solutions.iter().any(|s| !s.actions.is_empty());
-            self.accept(&solutions, &seen, frame, &mut events);
-            let outcome = if played {
-                FlagOutcome::Played
-            } else {
-                FlagOutcome::PutBack
-            };
-            self.clear_flag(frame, outcome, &mut events);
-            self.resolve_desync(frame, &mut events);
+            self.settle_on(&solutions, &seen, frame, &mut events);
             return events;
         }
         self.remember_roll(&seen);
@@ -411,20 +377,8 @@ impl Referee {
             // whole roll.
             return events;
         }
-        let attempt = illegal_attempt(&self.state, &pending, &seen).or_else(|| {
-            let fixed = misread.as_ref()?;
-            illegal_attempt(&self.state, &pending, fixed)
-        });
-        if let Some(attempt) = attempt {
-            self.pending = pending;
-            self.resolve_desync(frame, &mut events);
-            let flag = Flag::of(attempt, frame);
-            if self.active_flag().is_some_and(|f| f.same_move(&flag)) {
-                return events;
-            }
-            self.clear_flag(frame, FlagOutcome::Replaced, &mut events);
-            self.flags.push(flag);
-            events.push(RefereeEvent::Flagged(self.flags.len() - 1));
+        if let Some(attempt) = illegal_attempt(&self.state, &pending, &seen) {
+            self.flag(attempt, pending, frame, &mut events);
             return events;
         }
         if let Some((count, solutions)) = self.taken_back(&seen) {
@@ -434,6 +388,18 @@ impl Referee {
             self.clear_flag(frame, FlagOutcome::Played, &mut events);
             self.resolve_desync(frame, &mut events);
             return events;
+        }
+        // Not explained as read: the readings the rules say must be misread, put right.
+        for fixed in seen.corrected(&Expected::of(&self.state)) {
+            let solutions = self.explained(&pending, &fixed);
+            if !solutions.is_empty() {
+                self.settle_on(&solutions, &fixed, frame, &mut events);
+                return events;
+            }
+            if let Some(attempt) = illegal_attempt(&self.state, &pending, &fixed) {
+                self.flag(attempt, pending, frame, &mut events);
+                return events;
+            }
         }
         self.clear_flag(frame, FlagOutcome::Unexplained, &mut events);
         let differences = compare(&Expected::of(&self.state), &seen, true).words;
@@ -451,6 +417,67 @@ impl Referee {
         });
         events.push(RefereeEvent::Desynced(self.desyncs.len() - 1));
         events
+    }
+
+    /// The legal sequences that lead to `seen`: from what the last table left undecided
+    /// (`pending`, which happened before this table) first, else from the game.
+    fn explained(&self, pending: &[Solution], seen: &Seen) -> Vec<Solution> {
+        let mut solutions: Vec<Solution> = Vec::new();
+        for earlier in pending {
+            for later in explain(&earlier.state, seen, self.settings.search) {
+                let mut actions = earlier.actions.clone();
+                actions.extend(later.actions);
+                solutions.push(Solution {
+                    actions,
+                    state: later.state,
+                });
+            }
+        }
+        if solutions.is_empty() {
+            solutions = explain(&self.state, seen, self.settings.search);
+        }
+        solutions
+    }
+
+    /// The table is explained by `solutions`: confirms what they agree on, and ends the
+    /// flag and the desync.
+    fn settle_on(
+        &mut self,
+        solutions: &[Solution],
+        seen: &Seen,
+        frame: u64,
+        events: &mut Vec<RefereeEvent>,
+    ) {
+        self.roll_before.clear();
+        let played = solutions.iter().any(|s| !s.actions.is_empty());
+        self.accept(solutions, seen, frame, events);
+        let outcome = if played {
+            FlagOutcome::Played
+        } else {
+            FlagOutcome::PutBack
+        };
+        self.clear_flag(frame, outcome, events);
+        self.resolve_desync(frame, events);
+    }
+
+    /// Raises the flag of `attempt` (unless it is the one up already); the undecided
+    /// explanations of the last table wait for the move to be put back.
+    fn flag(
+        &mut self,
+        attempt: Attempt,
+        pending: Vec<Solution>,
+        frame: u64,
+        events: &mut Vec<RefereeEvent>,
+    ) {
+        self.pending = pending;
+        self.resolve_desync(frame, events);
+        let flag = Flag::of(attempt, frame);
+        if self.active_flag().is_some_and(|f| f.same_move(&flag)) {
+            return;
+        }
+        self.clear_flag(frame, FlagOutcome::Replaced, events);
+        self.flags.push(flag);
+        events.push(RefereeEvent::Flagged(self.flags.len() - 1));
     }
 
     /// Adds the dice this table reads surely in the roll area to [`Self::roll_before`].

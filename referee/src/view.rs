@@ -189,11 +189,30 @@ impl Seen {
     /// its colour (its value misread). Dice are conserved, so that die is the one that
     /// moved. `None` when no die or more than one needs it, or the die it would be is not
     /// the only one possible.
+    /// This table with what the rules say must be misread put right, in the order to try
+    /// when the table as read is not explained: meeples in place with their known rank,
+    /// the roll's die misread on its pillar, both. Only those that differ from the table.
+    pub(crate) fn corrected(&self, expected: &Expected) -> Vec<Seen> {
+        let mut ranked = self.clone();
+        ranked.keep_known_ranks(expected);
+        let ranks_differ = ranked != *self;
+        let mut corrected = Vec::new();
+        if ranks_differ {
+            corrected.push(ranked.clone());
+        }
+        corrected.extend(self.with_roll_die_misread(expected));
+        if ranks_differ {
+            corrected.extend(ranked.with_roll_die_misread(expected));
+        }
+        corrected
+    }
+
     /// Meeples the game already has on a pillar of a top floor or on a spellbook space,
     /// seen there again with the other rank, take the game's rank: no move changes the rank
     /// of a meeple in place, and the reader tells an apprentice from a master by a star a
-    /// few pixels wide. A meeple newly seen keeps the rank read.
-    pub(crate) fn keep_known_ranks(&mut self, expected: &Expected) {
+    /// few pixels wide (a Recall and a new placement can, so this is a correction, tried
+    /// only when the table as read is not explained). A meeple newly seen keeps its rank.
+    fn keep_known_ranks(&mut self, expected: &Expected) {
         for tower in TowerId::ALL {
             let t = tower.index();
             let level = expected.levels[t];
@@ -221,7 +240,7 @@ impl Seen {
         }
     }
 
-    pub(crate) fn with_roll_die_misread(&self, expected: &Expected) -> Option<Seen> {
+    fn with_roll_die_misread(&self, expected: &Expected) -> Option<Seen> {
         let (unseen, _) = dice_difference(&expected.roll, &self.roll);
         let mut fix = None;
         for tower in TowerId::ALL {
