@@ -172,6 +172,9 @@ pub struct LiveSnapshot {
     /// The camera's status (live cameras only).
     pub camera: Option<CameraStatus>,
     pub calibration: CalibrationStatus,
+    /// What the last search for the mat's markers found, once calibrated: the camera
+    /// followed, markers covered, or a camera that moved being tracked again.
+    pub tracking: Option<String>,
     pub frame: Option<LiveFrame>,
     /// Frames read so far.
     pub frames_read: u64,
@@ -200,6 +203,9 @@ impl LiveSnapshot {
         }
         if self.phase != FeedPhase::Starting {
             parts.push(self.calibration.to_string());
+        }
+        if let Some(tracking) = &self.tracking {
+            parts.push(tracking.clone());
         }
         if self.frames_read > 0 {
             parts.push(format!(
@@ -694,7 +700,10 @@ impl Worker {
                 }
             },
             Eyes::Table(table) => match table.observe(image, referee.state(), number, time_s) {
-                Ok((reading, observation)) => (reading, referee.observe(&observation)),
+                Ok((reading, observation)) => {
+                    self.snapshot.tracking = table.tracking().map(ToString::to_string);
+                    (reading, referee.observe(&observation))
+                }
                 Err(error) => {
                     self.snapshot.problem = Some(format!("frame {number} not read: {error}"));
                     return;

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use calibration::{Camera, MatLayout, MatPlace};
+use calibration::{Camera, MarkerDetector, MatLayout, MatPlace, TrackStatus, Tracker};
 use image::RgbImage;
 use referee::{Observation, Place, SeenDie, SeenMeeple, Zone};
 use rules::{
@@ -115,6 +115,16 @@ pub fn observation_of(
     observation
 }
 
+/// One frame in this many is searched for the mat's markers, to follow a camera or a mat
+/// that moved (about once a second at 15 frames a second; a search takes a few ms).
+const TRACK_EVERY: u64 = 15;
+
+/// Markers off by this share of the frame's width (median; 13 px of a 1280x720 frame) mean
+/// the camera or the mat moved; smaller offsets are followed smoothly. The lens of a camera
+/// calibrated from the markers of one frame is a guess, which leaves markers 5-11 px off
+/// the pose when hands cover some of them (rendered demo game).
+const MOVED_SHARE: f64 = 0.01;
+
 /// Blocks of 32 px (of a 1280x720 frame) that move together from one frame to the next
 /// when a hand or an arm moves over the table; a die put down or taken moves 2-9.
 const HAND_BLOCKS: usize = 16;
@@ -127,6 +137,10 @@ pub struct TableReader {
     geometry: TableGeometry,
     motion: Motion,
     last: Option<Reading>,
+    /// Follows the mat in the frames: a bumped camera or mat is calibrated again.
+    tracker: Tracker,
+    markers: Option<MarkerDetector>,
+    tracking: Option<TrackStatus>,
 }
 
 impl TableReader {
@@ -137,15 +151,49 @@ impl TableReader {
         reader.settings.turns = ReaderSettings::live().turns;
         Self {
             reader,
+            tracker: Tracker::new(layout.clone(), camera.intrinsics)
+                .with_camera(camera)
+                .with_moved_px(MOVED_SHARE * 2.0 * camera.intrinsics.cx_px),
             geometry: TableGeometry::new(camera, layout),
             motion: Motion::default(),
             last: None,
+            markers: None,
+            tracking: None,
         }
     }
 
-    /// The camera now in use (after a re-calibration, the new one).
-    pub fn set_camera(&mut self, camera: Camera) {
-        self.geometry.camera = camera;
+    /// The camera in use: the calibration's, then where the tracker followed it.
+    pub fn camera(&self) -> &Camera {
+        &self.geometry.camera
+    }
+
+    /// What the last search for the mat's markers found (`None` before the first).
+    pub fn tracking(&self) -> Option<&TrackStatus> {
+        self.tracking.as_ref()
+    }
+
+    /// Every [`TRACK_EVERY`] frames, looks for the mat's markers and follows the camera
+    /// if it (or the mat) moved. Returns whether the camera in use is in doubt (markers
+    /// seen away from where it puts them, until frames agree on where they went).
+    fn track(&mut self, image: &RgbImage, frame: u64) -> bool {
+        if !frame.is_multiple_of(TRACK_EVERY) {
+            return matches!(self.tracking, Some(TrackStatus::Moved { .. }));
+        }
+        let gray = vision::gray_from_image(&image::DynamicImage::ImageRgb8(image.clone()));
+        let size = (gray.width, gray.height);
+        if self.markers.as_ref().is_none_or(|m| m.size() != size) {
+            self.markers = MarkerDetector::new(&self.geometry.layout, size.0, size.1).ok();
+        }
+        let Some(detections) = self.markers.as_mut().and_then(|m| m.detect(&gray).ok()) else {
+            return false;
+        };
+        let status = self.tracker.update(&detections);
+        if let Some(camera) = self.tracker.camera() {
+            self.geometry.camera = *camera;
+        }
+        let moved = matches!(status, TrackStatus::Moved { .. });
+        self.tracking = Some(status);
+        moved
     }
 
     /// Reads `image`, frame `frame` at `time_s`, of a table where the game is at `state`
@@ -158,6 +206,7 @@ impl TableReader {
         frame: u64,
         time_s: f64,
     ) -> Result<(Reading, Observation), VisionError> {
+        let camera_in_doubt = self.track(image, frame);
         let moved = self.motion.compare(image);
         let mut reading = match &self.last {
             Some(last) => self.reader.read_moved(image, last, &moved)?,
@@ -175,8 +224,9 @@ impl TableReader {
         self.geometry.locate(&mut reading);
         let seats: Vec<PlayerColor> = state.players().iter().map(|p| p.color).collect();
         let mut observation = observation_of(&reading, &seats, frame, time_s);
-        // A hand or an arm moving over the table: nothing is settled under it.
-        if moved.largest_region() >= HAND_BLOCKS {
+        // A hand or an arm moving over the table, or a camera that moved and is not
+        // followed yet: nothing is settled.
+        if moved.largest_region() >= HAND_BLOCKS || camera_in_doubt {
             observation.covered.push(Zone::Table);
         }
         Ok((reading, observation))
@@ -185,7 +235,73 @@ impl TableReader {
 
 #[cfg(test)]
 mod tests {
+    // Tests unwrap like tests do.
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::path::PathBuf;
+
+    use calibration::nalgebra::{Isometry3, Translation3};
+    use rules::{GameSetup, TileCatalogue};
+
     use super::*;
+
+    #[test]
+    fn a_camera_that_moved_is_followed_and_nothing_settles_until_it_is() {
+        let path =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mat-view-front.jpg");
+        let image = vision::read_rgb(&path).unwrap();
+        let layout = MatLayout::a2();
+        let gray = vision::gray_from_image(&image::DynamicImage::ImageRgb8(image.clone()));
+        let truth = crate::calibration_cli::camera_for(&layout, &gray, None)
+            .unwrap()
+            .unwrap();
+        // The camera in use is 25 mm off: the camera was bumped since it was calibrated.
+        let mut bumped = truth;
+        bumped.camera_from_table =
+            Isometry3::from_parts(Translation3::new(25.0, 0.0, 0.0), Default::default())
+                * truth.camera_from_table;
+        let offset = |camera: &Camera| {
+            (camera.camera_from_table.translation.vector
+                - truth.camera_from_table.translation.vector)
+                .norm()
+        };
+        let mut table = TableReader::new(DiceReader::shipped().unwrap(), bumped, layout);
+        let catalogue = TileCatalogue::arkhanos();
+        let setup = GameSetup::random(
+            &[PlayerColor::Red, PlayerColor::Green],
+            &catalogue,
+            &mut rules::rng_from_seed(1),
+        );
+        let state = setup.start(&catalogue).unwrap();
+        let (_, first) = table.observe(&image, &state, 0, 0.0).unwrap();
+        assert!(
+            matches!(table.tracking(), Some(TrackStatus::Moved { .. })),
+            "{:?}",
+            table.tracking()
+        );
+        assert!(
+            first.covered.contains(&Zone::Table),
+            "nothing settles on a camera in doubt"
+        );
+        // Frames agree on where the markers went: the camera is followed.
+        for frame in [TRACK_EVERY, 2 * TRACK_EVERY] {
+            table.observe(&image, &state, frame, 1.0).unwrap();
+        }
+        assert!(
+            matches!(table.tracking(), Some(TrackStatus::Tracking { .. })),
+            "{:?}",
+            table.tracking()
+        );
+        assert!(
+            offset(table.camera()) < 2.0,
+            "{} mm off",
+            offset(table.camera())
+        );
+        let (_, settled) = table
+            .observe(&image, &state, 2 * TRACK_EVERY + 1, 1.1)
+            .unwrap();
+        assert!(settled.covered.is_empty());
+    }
 
     #[test]
     fn mat_places_become_the_game_places_by_seat() {

@@ -176,6 +176,11 @@ impl MarkerDetector {
         })
     }
 
+    /// The frame size it was made for, width and height.
+    pub fn size(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+
     pub fn detect(&mut self, frame: &GrayFrame) -> Result<Vec<MarkerDetection>, CalibrationError> {
         if (frame.width, frame.height) != (self.width, self.height) {
             return Err(CalibrationError::Detector(format!(

@@ -62,7 +62,7 @@ impl fmt::Display for TrackStatus {
 /// Fewest markers for a fit from one frame: three, so that one misread marker is outvoted.
 pub const MIN_MARKERS: usize = 3;
 /// Visible markers further than this (median over corners) from the pose in use mean that
-/// something moved.
+/// something moved (the default of [`Tracker::with_moved_px`]).
 pub const MOVED_PX: f64 = 4.0;
 /// Frames in a row that must agree on a new pose before the tracker jumps to it.
 pub const RETRACK_FRAMES: usize = 3;
@@ -73,6 +73,8 @@ pub struct Tracker {
     intrinsics: Intrinsics,
     /// Weight of a new frame's fit in the smoothed pose (1 = no smoothing).
     smoothing: f64,
+    /// Median offset of the visible markers beyond which the camera or the mat moved.
+    moved_px: f64,
     current: Option<Camera>,
     frames_since_fit: usize,
     moved_frames: usize,
@@ -85,6 +87,7 @@ impl Tracker {
             layout,
             intrinsics,
             smoothing: 0.3,
+            moved_px: MOVED_PX,
             current: None,
             frames_since_fit: 0,
             moved_frames: 0,
@@ -96,6 +99,15 @@ impl Tracker {
     pub fn with_camera(mut self, camera: Camera) -> Self {
         self.intrinsics = camera.intrinsics;
         self.current = Some(camera);
+        self
+    }
+
+    /// Markers this far (median, pixels) from where the pose in use puts them mean the camera
+    /// or the mat moved. A lens guessed from one view (no saved calibration) leaves markers
+    /// several pixels off where the pose puts them, more so when hands cover some: a
+    /// threshold under that would see a still camera move.
+    pub fn with_moved_px(mut self, moved_px: f64) -> Self {
+        self.moved_px = moved_px;
         self
     }
 
@@ -121,7 +133,7 @@ impl Tracker {
             };
         };
         let offset_px = offset(&current, &seen);
-        let moved = markers_seen > 0 && offset_px > MOVED_PX;
+        let moved = markers_seen > 0 && offset_px > self.moved_px;
         match fit {
             Some(fit) if !moved => {
                 self.adopt(Camera {
