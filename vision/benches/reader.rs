@@ -1,6 +1,8 @@
 //! How long the reader takes on one core: a 1280x720 rendered frame (finder over the whole
 //! frame, then the reader on every item found), the finder alone, the reader alone on 16
-//! crops, and a phone-sized 4032x3024 photo.
+//! crops, a phone-sized 4032x3024 photo; and a camera's frames read once each, only where
+//! they moved since the frame last read (`Motion`, `read_moved`): a still frame, and a
+//! frame where one die was put down.
 //! Run: `RAYON_NUM_THREADS=1 cargo bench -p tablesight-vision --bench reader`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly on bad set-up
@@ -9,7 +11,7 @@ use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use image::imageops::FilterType;
-use vision::{DiceReader, read_rgb};
+use vision::{DiceReader, Motion, Turns, read_rgb};
 
 fn fixture(name: &str) -> image::RgbImage {
     read_rgb(
@@ -41,6 +43,40 @@ fn reader(c: &mut Criterion) {
     group.bench_function("4032x3024 photo", |b| {
         b.iter(|| reader.read(&photo).unwrap());
     });
+    // A camera's frames: each crop read once.
+    reader.settings.turns = Turns::One;
+    let before = reader.read(&frame).unwrap();
+    let mut moved = frame.clone();
+    let die = before.dice[0].box_px;
+    let (x0, y0) = (die[0] as u32, die[1] as u32);
+    for y in y0..y0 + 24 {
+        for x in x0 + 60..x0 + 84 {
+            moved.put_pixel(x, y, image::Rgb([235, 80, 160]));
+        }
+    }
+    let mut motion = Motion::default();
+    motion.compare(&frame);
+    motion.mark_read();
+    assert!(!motion.compare(&frame).any() && motion.compare(&moved).any());
+    group.sample_size(20);
+    group.bench_function("camera frame read once, whole-frame search", |b| {
+        b.iter(|| reader.read(&frame).unwrap());
+    });
+    group.bench_function("camera frame, nothing moved (motion + reading kept)", |b| {
+        b.iter(|| {
+            let changes = motion.compare(&frame);
+            reader.read_moved(&frame, &before, &changes).unwrap()
+        });
+    });
+    group.bench_function(
+        "camera frame, one die put down (motion + finder + its places)",
+        |b| {
+            b.iter(|| {
+                let changes = motion.compare(&moved);
+                reader.read_moved(&moved, &before, &changes).unwrap()
+            });
+        },
+    );
     group.finish();
     println!(
         "{} items found in the 1280x720 frame (the reader takes 16 inputs a call: 4 crops in their four quarter turns)",

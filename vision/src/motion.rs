@@ -1,5 +1,6 @@
-//! What moved since the frame last read: each frame is shrunk to a small grey thumbnail and
-//! compared, block by block, with the thumbnail of the frame the reader last read. A live
+//! What moved since the frame last read: each frame is shrunk to a small colour thumbnail
+//! and compared, block by block, with the thumbnail of the frame the reader last read (in
+//! colour: a purple die on brown wood can be as bright as the wood). A live
 //! table is still most of the time (players think, then one hand moves one die), so the
 //! reader need only read again what lies in blocks that moved, and nothing at all when
 //! none did.
@@ -13,13 +14,13 @@ const THUMB_WIDTH: u32 = 160;
 /// A block is this many cells square: 32x32 pixels of a 1280x720 frame, about a die and
 /// its shadow seen from a webcam over the mat.
 const BLOCK_CELLS: usize = 4;
-/// A block has moved when its cells' grey levels changed by more than this on average
-/// (0..255). A
+/// A block has moved when its cells' levels (the channel that changed most in each) changed
+/// by more than this on average (0..255). A
 /// die's pips turned by a spell change a 32 px block by 10-20 levels; a webcam's noise,
 /// averaged over a cell's 64 pixels, by well under 1.
 const MOVED_LEVELS: f32 = 4.0;
 
-/// The grey thumbnail of one frame.
+/// The colour thumbnail of one frame: each cell's mean red, green and blue.
 #[derive(Clone, Debug, PartialEq)]
 struct Thumbnail {
     /// The frame's size in pixels.
@@ -28,7 +29,7 @@ struct Thumbnail {
     cell: u32,
     columns: usize,
     rows: usize,
-    grey: Vec<f32>,
+    cells: Vec<[f32; 3]>,
 }
 
 impl Thumbnail {
@@ -36,32 +37,35 @@ impl Thumbnail {
         let (width, height) = image.dimensions();
         let cell = (width / THUMB_WIDTH).max(1);
         let (columns, rows) = ((width / cell) as usize, (height / cell) as usize);
-        let mut grey = vec![0.0; columns * rows];
+        let mut cells = vec![[0.0f32; 3]; columns * rows];
         let stride = width as usize * 3;
         let pixels = image.as_raw();
         let cell_px = cell as usize;
         for y in 0..rows * cell_px {
             let line = &pixels[y * stride..y * stride + columns * cell_px * 3];
-            let sums = &mut grey[(y / cell_px) * columns..(y / cell_px + 1) * columns];
+            let sums = &mut cells[(y / cell_px) * columns..(y / cell_px + 1) * columns];
             for (sum, cell_pixels) in sums.iter_mut().zip(line.chunks_exact(cell_px * 3)) {
-                // Luma (BT.601) in integers: the sum of a cell fits u32 easily.
-                let luma: u32 = cell_pixels
-                    .chunks_exact(3)
-                    .map(|p| 77 * u32::from(p[0]) + 150 * u32::from(p[1]) + 29 * u32::from(p[2]))
-                    .sum();
-                *sum += luma as f32;
+                let mut row = [0u32; 3];
+                for p in cell_pixels.chunks_exact(3) {
+                    for (r, &v) in row.iter_mut().zip(p) {
+                        *r += u32::from(v);
+                    }
+                }
+                for (s, r) in sum.iter_mut().zip(row) {
+                    *s += r as f32;
+                }
             }
         }
-        let scale = 1.0 / (256.0 * (cell * cell) as f32);
-        for g in &mut grey {
-            *g *= scale;
+        let scale = 1.0 / (cell * cell) as f32;
+        for c in cells.iter_mut().flatten() {
+            *c *= scale;
         }
         Self {
             frame: (width, height),
             cell,
             columns,
             rows,
-            grey,
+            cells,
         }
     }
 }
@@ -164,7 +168,8 @@ impl Motion {
                     for x in 0..now.columns {
                         let i = y * now.columns + x;
                         let total = &mut totals[(y / BLOCK_CELLS) * columns + x / BLOCK_CELLS];
-                        total.0 += (now.grey[i] - read.grey[i]).abs();
+                        let (a, b) = (now.cells[i], read.cells[i]);
+                        total.0 += (0..3).map(|c| (a[c] - b[c]).abs()).fold(0.0, f32::max);
                         total.1 += 1;
                     }
                 }

@@ -33,6 +33,9 @@ const READER_CONTEXT: f32 = 1.5;
 /// Inputs go through the reader in batches of this size, one tract call per batch: as many
 /// crops read once, or a quarter as many each in its four quarter turns.
 const READER_BATCH: usize = 16;
+/// The reader's smaller call, for the few crops of a camera frame where little moved: a call
+/// costs its whole batch, however few of its inputs are used.
+const READER_SMALL_BATCH: usize = 4;
 
 const KINDS: usize = 3;
 const KIND_DIE: usize = 0;
@@ -243,7 +246,8 @@ pub struct DiceReader {
     finder_onnx: Vec<u8>,
     finder_name: String,
     finder_plans: HashMap<(u32, u32), Plan>,
-    reader: Plan,
+    /// The reader's plans by batch size, smallest first.
+    readers: [(usize, Plan); 2],
     resizer: Resizer,
     shrunk: Vec<u8>,
     crop: Vec<u8>,
@@ -289,17 +293,18 @@ impl DiceReader {
         reader: &[u8],
         reader_name: &str,
     ) -> Result<DiceReader, VisionError> {
-        let reader_plan = optimised(
-            reader,
-            reader_name,
-            [READER_BATCH, 3, READER_PX as usize, READER_PX as usize],
-        )?;
-        check_output(&reader_plan, reader_name, &[READER_BATCH, READER_OUTPUTS])?;
+        let reader_plan = |batch: usize| -> Result<(usize, Plan), VisionError> {
+            let shape = [batch, 3, READER_PX as usize, READER_PX as usize];
+            let plan = optimised(reader, reader_name, shape)?;
+            check_output(&plan, reader_name, &[batch, READER_OUTPUTS])?;
+            Ok((batch, plan))
+        };
+        let readers = [reader_plan(READER_SMALL_BATCH)?, reader_plan(READER_BATCH)?];
         let mut dice_reader = DiceReader {
             finder_onnx: finder.to_vec(),
             finder_name: finder_name.to_owned(),
             finder_plans: HashMap::new(),
-            reader: reader_plan,
+            readers,
             resizer: Resizer::new(),
             shrunk: Vec::new(),
             crop: Vec::new(),
@@ -483,7 +488,13 @@ impl DiceReader {
         // Two turns are a half turn apart, four a quarter.
         let step = 4 / turns;
         let plane = (READER_PX * READER_PX) as usize;
-        self.batch.fill(0.0);
+        // The smallest call that holds every input.
+        let inputs = places.len() * turns;
+        let (batch, plan) = (self.readers.iter())
+            .find(|(batch, _)| *batch >= inputs)
+            .unwrap_or(&self.readers[self.readers.len() - 1])
+            .clone();
+        self.batch[..batch * 3 * plane].fill(0.0);
         for (i, place) in places.iter().enumerate() {
             crop_square(image, place.box_px, READER_CONTEXT, &mut self.crop);
             let side = (self.crop.len() / 3).isqrt() as u32;
@@ -500,12 +511,11 @@ impl DiceReader {
             }
         }
         let input = Tensor::from_shape(
-            &[READER_BATCH, 3, READER_PX as usize, READER_PX as usize],
-            &self.batch,
+            &[batch, 3, READER_PX as usize, READER_PX as usize],
+            &self.batch[..batch * 3 * plane],
         )
         .map_err(|e| model_error("reader input", e))?;
-        let outputs = self
-            .reader
+        let outputs = plan
             .run(tvec!(input.into()))
             .map_err(|e| model_error("models/reader.onnx", e))?;
         let logits = outputs[0]
