@@ -139,7 +139,8 @@ impl GameState {
             Action::EndTurn { player } => {
                 let turn = self.turn_of(*player)?;
                 no_pending(turn)?;
-                if turn.placed.is_none() && self.must_place(turn, self.accepted()) {
+                let fitting = self.dice_fitting(turn, self.accepted());
+                if turn.placed.is_none() && self.must_place(turn, fitting) {
                     return Err(Violation::MustPlace { player: *player });
                 }
                 Ok(())
@@ -409,21 +410,20 @@ impl GameState {
             }
         }
         let accepted = self.accepted();
-        let can_place = turn.placed.is_none() && self.any_die_fits(Outlook::of(turn), accepted);
-        self.check_cast_outcome(turn, effect, accepted, can_place)
+        let fitting = self.dice_fitting(turn, accepted);
+        self.check_cast_outcome(turn, effect, accepted, fitting)
     }
 
     /// A spell that can change nothing cannot be cast, and a spell never takes away the
     /// last possible placement of the turn (RULINGS.md, Spells): the two rules that stop a
     /// spell from being a way to avoid placing. `effect` is known to be castable otherwise;
-    /// `accepted` is [`GameState::accepted`], and `can_place` whether the player has not
-    /// placed yet and a die fits.
+    /// `accepted` is [`GameState::accepted`] and `fitting` [`GameState::dice_fitting`].
     fn check_cast_outcome(
         &self,
         turn: &Turn,
         effect: &SpellEffect,
         accepted: DieKinds,
-        can_place: bool,
+        fitting: usize,
     ) -> Result<(), Violation> {
         match *effect {
             SpellEffect::Change { direction } => {
@@ -456,7 +456,7 @@ impl GameState {
                 }
             }
         }
-        if can_place && !self.any_die_fits(self.outlook_after(turn, effect), accepted) {
+        if fitting > 0 && !self.die_fits_after(turn, effect, accepted, fitting) {
             return Err(Violation::SpellPreventsPlacement {
                 player: turn.player,
                 spell: effect.spell(),
@@ -474,13 +474,13 @@ impl GameState {
 
     /// Whether the player must place before ending the turn: a die fits somewhere and a
     /// meeple is in the reserve, or the reserve is empty and a meeple on the spellbook can
-    /// be taken back (RULINGS.md, A placement). `accepted` is [`GameState::accepted`].
-    fn must_place(&self, turn: &Turn, accepted: DieKinds) -> bool {
+    /// be taken back (RULINGS.md, A placement). `fitting` is [`GameState::dice_fitting`].
+    fn must_place(&self, turn: &Turn, fitting: usize) -> bool {
         let me = self.current(turn);
         if me.reserve_is_empty() {
             me.spellbook_meeples() > 0
         } else {
-            self.any_die_fits(Outlook::of(turn), accepted)
+            fitting > 0
         }
     }
 
@@ -491,34 +491,48 @@ impl GameState {
             .fold(DieKinds::NONE, DieKinds::union)
     }
 
-    /// Whether some die on the table, as `outlook` shows it, is of a kind in `accepted`.
-    fn any_die_fits(&self, outlook: Outlook, accepted: DieKinds) -> bool {
-        outlook
-            .dice(&self.roll)
-            .filter_map(|die| outlook.effective_die(die))
-            .any(|(_, counted)| accepted.contains(counted))
+    /// How many dice on the table fit some tower (`accepted` is [`GameState::accepted`]) as
+    /// the turn's placement would count them; 0 once the player has placed.
+    fn dice_fitting(&self, turn: &Turn, accepted: DieKinds) -> usize {
+        if turn.placed.is_some() {
+            return 0;
+        }
+        let outlook = Outlook::of(turn);
+        self.roll
+            .iter()
+            .filter(|&&die| outlook.fits(die, accepted))
+            .count()
     }
 
-    /// The next placement's outlook once `effect` is cast.
-    fn outlook_after(&self, turn: &Turn, effect: &SpellEffect) -> Outlook {
+    /// Whether a die would still fit somewhere once `effect` is cast, `fitting` dice fitting
+    /// now. Flip, Exchange and Permutation change one die and leave the others as they are,
+    /// so only the die taken away and the die brought in need to be looked at: the spells
+    /// are weighed at every step of a playout, dozens of them when the mana pool is full.
+    fn die_fits_after(
+        &self,
+        turn: &Turn,
+        effect: &SpellEffect,
+        accepted: DieKinds,
+        fitting: usize,
+    ) -> bool {
         let mut outlook = Outlook::of(turn);
-        let mut replace = |old: Die, new: Die| {
-            outlook.replaced = self.roll.iter().position(|d| *d == old).map(|i| (i, new));
-        };
-        match *effect {
+        let (taken, brought) = match *effect {
             SpellEffect::Change { direction } => {
                 outlook.change = outlook.change.saturating_add(direction.delta());
+                return self.roll.iter().any(|&die| outlook.fits(die, accepted));
             }
-            SpellEffect::Metamorphosis { color } => outlook.metamorphosis = Some(color),
-            SpellEffect::Flip { die } => replace(die, Die::new(die.color, die.value.opposite())),
-            SpellEffect::Exchange { rolled, pool } => replace(rolled, pool),
-            SpellEffect::Permutation { rolled, pillar } => {
-                if let Some(central) = self.central_die(pillar) {
-                    replace(rolled, central);
-                }
+            SpellEffect::Metamorphosis { color } => {
+                outlook.metamorphosis = Some(color);
+                return self.roll.iter().any(|&die| outlook.fits(die, accepted));
             }
-        }
-        outlook
+            SpellEffect::Flip { die } => (die, Die::new(die.color, die.value.opposite())),
+            SpellEffect::Exchange { rolled, pool } => (rolled, pool),
+            SpellEffect::Permutation { rolled, pillar } => match self.central_die(pillar) {
+                Some(central) => (rolled, central),
+                None => return fitting > 0,
+            },
+        };
+        fitting > usize::from(outlook.fits(taken, accepted)) || outlook.fits(brought, accepted)
     }
 
     /// Every legal decision of the player whose turn it is. Empty while the dice are to be
@@ -660,6 +674,8 @@ impl GameState {
             .iter()
             .copied()
             .fold(DieKinds::NONE, DieKinds::union);
+        // Found once for every spell weighed below.
+        let fitting = self.dice_fitting(turn, accepted);
         let castable = |spell: SpellId| me.spell(spell).is_some() && !turn.arrived_this_turn(spell);
         let manipulation = castable(SpellId::Manipulation);
         let direct = SpellId::ALL[1..].iter().map(|&s| (s, false));
@@ -671,7 +687,7 @@ impl GameState {
                 castable(spell)
             };
             if can_cast {
-                self.for_each_castable_effect(turn, spell, accepted, |effect| {
+                self.for_each_castable_effect(turn, spell, accepted, fitting, |effect| {
                     visit(Action::Cast {
                         player,
                         effect,
@@ -685,7 +701,7 @@ impl GameState {
                 visit(Action::Recall { player, spell });
             }
         }
-        if turn.placed.is_some() || !self.must_place(turn, accepted) {
+        if turn.placed.is_some() || !self.must_place(turn, fitting) {
             visit(Action::EndTurn { player });
         }
     }
@@ -736,19 +752,20 @@ impl GameState {
     }
 
     /// Calls `cast` with every effect of `spell` that can be cast now (the caster's meeple
-    /// is known to be there); `accepted` is [`GameState::accepted`].
+    /// is known to be there); `accepted` is [`GameState::accepted`] and `fitting`
+    /// [`GameState::dice_fitting`].
     fn for_each_castable_effect(
         &self,
         turn: &Turn,
         spell: SpellId,
         accepted: DieKinds,
+        fitting: usize,
         mut cast: impl FnMut(SpellEffect),
     ) {
         let before_placing = turn.placed.is_none();
-        let can_place = before_placing && self.any_die_fits(Outlook::of(turn), accepted);
         let mut consider = |effect: SpellEffect| {
             if self
-                .check_cast_outcome(turn, &effect, accepted, can_place)
+                .check_cast_outcome(turn, &effect, accepted, fitting)
                 .is_ok()
             {
                 cast(effect);
@@ -1231,12 +1248,10 @@ fn no_pending(turn: &Turn) -> Result<(), Violation> {
     }
 }
 
-/// What the next placement of the turn sees: the dice on the table (one of them flipped or
-/// swapped by a spell being considered) and the pending Change and Metamorphosis.
+/// How the next placement of the turn sees a die: the pending Change and Metamorphosis (or
+/// those a spell being considered would leave).
 #[derive(Clone, Copy, Debug)]
 struct Outlook {
-    /// The die at this index of the roll, replaced by this one.
-    replaced: Option<(usize, Die)>,
     change: i8,
     metamorphosis: Option<DieColor>,
 }
@@ -1244,20 +1259,15 @@ struct Outlook {
 impl Outlook {
     fn of(turn: &Turn) -> Self {
         Self {
-            replaced: None,
             change: turn.change,
             metamorphosis: turn.metamorphosis,
         }
     }
 
-    fn dice<'a>(&self, roll: &'a [Die]) -> impl Iterator<Item = Die> + 'a {
-        let replaced = self.replaced;
-        roll.iter()
-            .enumerate()
-            .map(move |(i, &die)| match replaced {
-                Some((j, new)) if j == i => new,
-                _ => die,
-            })
+    /// Whether `die`, as the restriction would count it, is of a kind in `accepted`.
+    fn fits(&self, die: Die, accepted: DieKinds) -> bool {
+        self.effective_die(die)
+            .is_some_and(|(_, counted)| accepted.contains(counted))
     }
 
     /// The die as it lands on the pillar (Change turns it) and as the restriction sees it
