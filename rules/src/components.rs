@@ -172,6 +172,10 @@ pub enum PlayerColor {
 impl PlayerColor {
     pub const ALL: [PlayerColor; 4] = [Self::Blue, Self::Green, Self::Red, Self::Yellow];
 
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Self::Blue => "Blue",

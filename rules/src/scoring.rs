@@ -70,11 +70,12 @@ pub struct Award {
     pub points: u32,
 }
 
-/// Influence per player: apprentice 1, master 2. Players without a meeple are absent.
-pub fn influence(meeples: impl IntoIterator<Item = Meeple>) -> BTreeMap<PlayerColor, u8> {
-    let mut influence = BTreeMap::new();
+/// Influence per player, by [`PlayerColor::index`]: apprentice 1, master 2; 0 for a player
+/// without a meeple. An array, not a map: floors are scored many times in every playout.
+pub fn influence(meeples: impl IntoIterator<Item = Meeple>) -> [u8; 4] {
+    let mut influence = [0u8; 4];
     for meeple in meeples {
-        let sum = influence.entry(meeple.player).or_insert(0u8);
+        let sum = &mut influence[meeple.player.index()];
         *sum = sum.saturating_add(meeple.rank.influence());
     }
     influence
@@ -83,13 +84,11 @@ pub fn influence(meeples: impl IntoIterator<Item = Meeple>) -> BTreeMap<PlayerCo
 /// Ranks the players by influence and awards `table` (RULINGS.md, Completing and scoring a
 /// floor): a tie for first shares the tie value and leaves no second place; a tie for second
 /// shares the tie value. Players with no influence are not listed.
-pub fn award(influence: &BTreeMap<PlayerColor, u8>, table: PointsTable) -> Vec<Award> {
-    let mut ranked: Vec<(PlayerColor, u8)> = influence
-        .iter()
-        .filter(|&(_, &n)| n > 0)
-        .map(|(&p, &n)| (p, n))
-        .collect();
+pub fn award(influence: &[u8; 4], table: PointsTable) -> Vec<Award> {
+    let mut ranked = PlayerColor::ALL.map(|p| (p, influence[p.index()]));
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    // Sorted by influence, most first: the players without any come last.
+    let ranked = &ranked[..ranked.iter().filter(|&&(_, n)| n > 0).count()];
     let Some(&(_, best)) = ranked.first() else {
         return Vec::new();
     };
@@ -100,8 +99,8 @@ pub fn award(influence: &BTreeMap<PlayerColor, u8>, table: PointsTable) -> Vec<A
         .filter(|(_, n)| Some(*n) == second_best)
         .count();
     ranked
-        .into_iter()
-        .map(|(player, n)| {
+        .iter()
+        .map(|&(player, n)| {
             let (placing, points) = if n == best && firsts > 1 {
                 (Placing::TiedFirst, table.tie)
             } else if n == best {
