@@ -656,17 +656,50 @@ impl GameState {
     }
 
     /// Every legal decision that is not a placement, in the order of
-    /// [`GameState::legal_actions`]: the ways to resolve a pending bonus, or the spells,
-    /// recalls and the end of the turn.
+    /// [`GameState::legal_actions`].
     pub(crate) fn for_each_other_action(
         &self,
         turn: &Turn,
         accepts: &[DieKinds; 4],
         mut visit: impl FnMut(Action),
     ) {
+        let _ = self.for_each_other_block::<()>(turn, accepts, |block| {
+            match block {
+                OtherBlock::One(action) => visit(action),
+                OtherBlock::Casts {
+                    spell,
+                    via_manipulation,
+                    outlook,
+                } => self.for_each_castable_effect(turn, spell, outlook, |effect| {
+                    visit(Action::Cast {
+                        player: turn.player,
+                        effect,
+                        via_manipulation,
+                    });
+                }),
+            }
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// Hands `block` the legal decisions that are not placements, in the order of
+    /// [`GameState::legal_actions`]: the ways to resolve a pending bonus; or the spells (the
+    /// effects of one spell as a block, each castable spell directly, then every spell
+    /// through Manipulation), the recalls and the end of the turn. Stops where `block` breaks.
+    pub(crate) fn for_each_other_block<B>(
+        &self,
+        turn: &Turn,
+        accepts: &[DieKinds; 4],
+        mut block: impl FnMut(OtherBlock) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
         if let Some(pending) = turn.pending {
-            self.for_each_bonus_action(turn, pending, visit);
-            return;
+            let mut flow = ControlFlow::Continue(());
+            self.for_each_bonus_action(turn, pending, |action| {
+                if flow.is_continue() {
+                    flow = block(OtherBlock::One(action));
+                }
+            });
+            return flow;
         }
         let player = turn.player;
         let me = self.current(turn);
@@ -674,36 +707,36 @@ impl GameState {
             .iter()
             .copied()
             .fold(DieKinds::NONE, DieKinds::union);
-        // Found once for every spell weighed below.
-        let fitting = self.dice_fitting(turn, accepted);
+        let outlook = CastOutlook {
+            accepted,
+            fitting: self.dice_fitting(turn, accepted),
+        };
         let castable = |spell: SpellId| me.spell(spell).is_some() && !turn.arrived_this_turn(spell);
-        let manipulation = castable(SpellId::Manipulation);
-        let direct = SpellId::ALL[1..].iter().map(|&s| (s, false));
-        let through_manipulation = SpellId::ALL[1..].iter().map(|&s| (s, true));
-        for (spell, via_manipulation) in direct.chain(through_manipulation) {
-            let can_cast = if via_manipulation {
-                manipulation
-            } else {
-                castable(spell)
-            };
-            if can_cast {
-                self.for_each_castable_effect(turn, spell, accepted, fitting, |effect| {
-                    visit(Action::Cast {
-                        player,
-                        effect,
-                        via_manipulation,
-                    });
-                });
+        for spell in SpellId::ALL[1..].iter().copied().filter(|&s| castable(s)) {
+            block(OtherBlock::Casts {
+                spell,
+                via_manipulation: false,
+                outlook,
+            })?;
+        }
+        if castable(SpellId::Manipulation) {
+            for spell in SpellId::ALL[1..].iter().copied() {
+                block(OtherBlock::Casts {
+                    spell,
+                    via_manipulation: true,
+                    outlook,
+                })?;
             }
         }
         if me.reserve_is_empty() {
             for spell in SpellId::ALL.into_iter().filter(|&s| me.spell(s).is_some()) {
-                visit(Action::Recall { player, spell });
+                block(OtherBlock::One(Action::Recall { player, spell }))?;
             }
         }
-        if turn.placed.is_some() || !self.must_place(turn, fitting) {
-            visit(Action::EndTurn { player });
+        if turn.placed.is_some() || !self.must_place(turn, outlook.fitting) {
+            block(OtherBlock::One(Action::EndTurn { player }))?;
         }
+        ControlFlow::Continue(())
     }
 
     /// The ways to resolve (or decline) a pending bonus.
@@ -752,20 +785,18 @@ impl GameState {
     }
 
     /// Calls `cast` with every effect of `spell` that can be cast now (the caster's meeple
-    /// is known to be there); `accepted` is [`GameState::accepted`] and `fitting`
-    /// [`GameState::dice_fitting`].
-    fn for_each_castable_effect(
+    /// is known to be there).
+    pub(crate) fn for_each_castable_effect(
         &self,
         turn: &Turn,
         spell: SpellId,
-        accepted: DieKinds,
-        fitting: usize,
+        outlook: CastOutlook,
         mut cast: impl FnMut(SpellEffect),
     ) {
         let before_placing = turn.placed.is_none();
         let mut consider = |effect: SpellEffect| {
             if self
-                .check_cast_outcome(turn, &effect, accepted, fitting)
+                .check_cast_outcome(turn, &effect, outlook.accepted, outlook.fitting)
                 .is_ok()
             {
                 cast(effect);
@@ -1246,6 +1277,29 @@ fn no_pending(turn: &Turn) -> Result<(), Violation> {
         }),
         None => Ok(()),
     }
+}
+
+/// A block of legal decisions that are not placements
+/// ([`GameState::for_each_other_block`]).
+pub(crate) enum OtherBlock {
+    /// A single decision: a way to resolve a bonus, a recall, the end of the turn.
+    One(Action),
+    /// Casting `spell`, one decision per effect that
+    /// [`GameState::for_each_castable_effect`] lists.
+    Casts {
+        spell: SpellId,
+        via_manipulation: bool,
+        outlook: CastOutlook,
+    },
+}
+
+/// What the spells of a decision are weighed against, found once for all of them: the kinds
+/// of die some tower takes ([`GameState::accepted`]) and the dice that fit
+/// ([`GameState::dice_fitting`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CastOutlook {
+    accepted: DieKinds,
+    fitting: usize,
 }
 
 /// How the next placement of the turn sees a die: the pending Change and Metamorphosis (or
