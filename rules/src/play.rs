@@ -139,7 +139,7 @@ impl GameState {
             Action::EndTurn { player } => {
                 let turn = self.turn_of(*player)?;
                 no_pending(turn)?;
-                let fitting = self.dice_fitting(turn, self.accepted());
+                let fitting = self.dice_fitting(turn, self.accepted(turn));
                 if turn.placed.is_none() && self.must_place(turn, fitting) {
                     return Err(Violation::MustPlace { player: *player });
                 }
@@ -409,7 +409,7 @@ impl GameState {
                 }
             }
         }
-        let accepted = self.accepted();
+        let accepted = self.accepted(turn);
         let fitting = self.dice_fitting(turn, accepted);
         self.check_cast_outcome(turn, effect, accepted, fitting)
     }
@@ -484,9 +484,9 @@ impl GameState {
         }
     }
 
-    /// The kinds of die some tower takes now.
-    fn accepted(&self) -> DieKinds {
-        self.tower_accepts()
+    /// The kinds of die some tower takes from the turn's placement.
+    fn accepted(&self, turn: &Turn) -> DieKinds {
+        self.tower_accepts(turn)
             .into_iter()
             .fold(DieKinds::NONE, DieKinds::union)
     }
@@ -505,9 +505,10 @@ impl GameState {
     }
 
     /// Whether a die would still fit somewhere once `effect` is cast, `fitting` dice fitting
-    /// now. Flip, Exchange and Permutation change one die and leave the others as they are,
-    /// so only the die taken away and the die brought in need to be looked at: the spells
-    /// are weighed at every step of a playout, dozens of them when the mana pool is full.
+    /// now. Flip, Exchange and Permutation change one die and leave the others as they are:
+    /// with two dice fitting, one still does; else only the die taken away and the die
+    /// brought in need to be looked at (the spells are weighed at every step of a playout,
+    /// dozens of them when the mana pool is full).
     fn die_fits_after(
         &self,
         turn: &Turn,
@@ -532,7 +533,7 @@ impl GameState {
                 None => return fitting > 0,
             },
         };
-        fitting > usize::from(outlook.fits(taken, accepted)) || outlook.fits(brought, accepted)
+        fitting > 1 || !outlook.fits(taken, accepted) || outlook.fits(brought, accepted)
     }
 
     /// Every legal decision of the player whose turn it is. Empty while the dice are to be
@@ -551,13 +552,18 @@ impl GameState {
         let Some(turn) = self.turn() else {
             return;
         };
-        let accepts = self.tower_accepts();
+        let accepts = self.tower_accepts(turn);
         self.for_each_placement(turn, &accepts, |action| actions.push(action));
         self.for_each_other_action(turn, &accepts, |action| actions.push(action));
     }
 
-    /// What each tower takes now ([`Tower::accepts`]), by [`TowerId::index`].
-    pub(crate) fn tower_accepts(&self) -> [DieKinds; 4] {
+    /// What each tower takes from the turn's placement ([`Tower::accepts`]), by
+    /// [`TowerId::index`]: nothing once the player has placed (most steps of a playout come
+    /// after the placement: bonuses, spells, the end of the turn).
+    pub(crate) fn tower_accepts(&self, turn: &Turn) -> [DieKinds; 4] {
+        if turn.placed.is_some() {
+            return [DieKinds::NONE; 4];
+        }
         self.towers.each_ref().map(Tower::accepts)
     }
 

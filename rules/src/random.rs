@@ -28,7 +28,7 @@ impl GameState {
     /// to be rolled and once the game is over.
     pub fn random_legal_action(&self, rng: &mut impl Rng) -> Option<Action> {
         let turn = self.turn()?;
-        let accepts = self.tower_accepts();
+        let accepts = self.tower_accepts(turn);
         let placements = self.placement_count(turn, &accepts);
         // A spell offers the same effects cast directly or through Manipulation: each
         // spell's are counted once, and only those of the block drawn are listed.
