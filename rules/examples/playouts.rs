@@ -6,7 +6,9 @@
 use rules::{GameSetup, PlayerColor, TileCatalogue, random_game, rng_from_seed};
 
 fn main() {
-    let mut args = std::env::args().skip(1).map(|a| a.parse::<u64>().unwrap_or(0));
+    let mut args = std::env::args()
+        .skip(1)
+        .map(|a| a.parse::<u64>().unwrap_or(0));
     let players = args.next().map_or(3, |n| n.clamp(2, 4) as usize);
     let games = args.next().unwrap_or(1000);
     let catalogue = TileCatalogue::arkhanos();
@@ -18,7 +20,11 @@ fn main() {
             eprintln!("game {seed} could not be played");
             std::process::exit(1);
         };
-        prestige += state.players().iter().map(|p| u64::from(p.prestige)).sum::<u64>();
+        prestige += state
+            .players()
+            .iter()
+            .map(|p| u64::from(p.prestige))
+            .sum::<u64>();
     }
     println!("{games} games of {players} players, {prestige} prestige in all");
 }

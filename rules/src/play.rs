@@ -619,13 +619,16 @@ impl GameState {
 
     /// How many legal placements there are (counted block by block, not listed).
     pub(crate) fn placement_count(&self, turn: &Turn, accepts: &[DieKinds; 4]) -> usize {
-        let ranks = self.current(turn).reserve_ranks().count();
-        let mut count = 0;
+        let mut pillars = 0;
         let _ = self.for_each_placement_block::<()>(turn, accepts, |_, tower| {
-            count += tower.open_pillars().count() * ranks;
+            pillars += tower.open_pillars().count();
             ControlFlow::Continue(())
         });
-        count
+        if pillars == 0 {
+            // After the placement, most steps of a playout: no need to look at the reserve.
+            return 0;
+        }
+        pillars * self.current(turn).reserve_ranks().count()
     }
 
     /// The legal placement at `index` in the order of [`GameState::legal_actions`], found
