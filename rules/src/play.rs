@@ -9,7 +9,8 @@ use crate::components::{
 };
 use crate::event::Event;
 use crate::scoring::{
-    CENTRAL_FLOOR, OUTER_FLOOR, ScoreEntry, ScoreReason, award, final_score, influence,
+    CENTRAL_FLOOR, OUTER_FLOOR, ScoreEntry, ScoreReason, award, final_score, floor_entries,
+    influence,
 };
 use crate::state::{GameState, PendingBonus, Phase, Placement, Tower, Turn, turns_per_round};
 use crate::tiles::PillarBonus;
@@ -1172,16 +1173,16 @@ impl GameState {
         } else {
             OUTER_FLOOR
         };
-        let awards = award(&influence(tower.meeples()), table);
+        let awards = award(influence(tower.meeples()), table);
         events.add(|| Event::FloorCompleted { tower: id, level });
-        for a in awards.iter().filter(|a| a.points > 0) {
-            let reason = ScoreReason::Floor {
-                tower: id,
-                level,
-                influence: a.influence,
-                placing: a.placing,
-            };
-            self.add_score(a.player, a.points, reason, events);
+        let entries = floor_entries(awards, self.round, |a| ScoreReason::Floor {
+            tower: id,
+            level,
+            influence: a.influence,
+            placing: a.placing,
+        });
+        for entry in entries {
+            self.record_score(entry, events);
         }
         // Meeples beside dice go back to their owners; meeples alone stay for good.
         let pillars = self.tower(id).pillars;
