@@ -146,6 +146,11 @@ impl DieKinds {
         Self(kinds)
     }
 
+    /// The one kind of `die`.
+    pub(crate) fn of_die(die: Die) -> Self {
+        Self(Self::bit(die.color, die.value))
+    }
+
     pub(crate) fn contains(self, die: Die) -> bool {
         self.0 & Self::bit(die.color, die.value) != 0
     }

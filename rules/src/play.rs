@@ -1345,11 +1345,15 @@ impl Outlook {
 }
 
 /// The distinct dice of a list, in first-seen order (identical dice are interchangeable).
+/// The kinds seen so far are kept as a set rather than looked for in the list: the move
+/// generator asks at every step, for the roll and for every die of the roll in the mana pool.
 fn distinct(dice: &[Die]) -> impl Iterator<Item = Die> + '_ {
-    dice.iter()
-        .enumerate()
-        .filter(|&(i, die)| !dice[..i].contains(die))
-        .map(|(_, &die)| die)
+    let mut seen = DieKinds::NONE;
+    dice.iter().copied().filter(move |&die| {
+        let first = !seen.contains(die);
+        seen = seen.union(DieKinds::of_die(die));
+        first
+    })
 }
 
 /// Why a pillar's bonus has no effect.
