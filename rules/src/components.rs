@@ -146,6 +146,11 @@ impl DieKinds {
         Self(kinds)
     }
 
+    /// The one kind of `die`.
+    pub(crate) fn of_die(die: Die) -> Self {
+        Self(Self::bit(die.color, die.value))
+    }
+
     pub(crate) fn contains(self, die: Die) -> bool {
         self.0 & Self::bit(die.color, die.value) != 0
     }
@@ -171,6 +176,10 @@ pub enum PlayerColor {
 
 impl PlayerColor {
     pub const ALL: [PlayerColor; 4] = [Self::Blue, Self::Green, Self::Red, Self::Yellow];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
 
     pub fn name(self) -> &'static str {
         match self {

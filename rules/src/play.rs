@@ -9,7 +9,8 @@ use crate::components::{
 };
 use crate::event::Event;
 use crate::scoring::{
-    CENTRAL_FLOOR, OUTER_FLOOR, ScoreEntry, ScoreReason, award, final_score, influence,
+    CENTRAL_FLOOR, OUTER_FLOOR, ScoreEntry, ScoreReason, award, final_score, floor_entries,
+    influence,
 };
 use crate::state::{GameState, PendingBonus, Phase, Placement, Tower, Turn, turns_per_round};
 use crate::tiles::PillarBonus;
@@ -139,7 +140,8 @@ impl GameState {
             Action::EndTurn { player } => {
                 let turn = self.turn_of(*player)?;
                 no_pending(turn)?;
-                if turn.placed.is_none() && self.must_place(turn, self.accepted()) {
+                let fitting = self.dice_fitting(turn, self.accepted(turn));
+                if turn.placed.is_none() && self.must_place(turn, fitting) {
                     return Err(Violation::MustPlace { player: *player });
                 }
                 Ok(())
@@ -408,22 +410,21 @@ impl GameState {
                 }
             }
         }
-        let accepted = self.accepted();
-        let can_place = turn.placed.is_none() && self.any_die_fits(Outlook::of(turn), accepted);
-        self.check_cast_outcome(turn, effect, accepted, can_place)
+        let accepted = self.accepted(turn);
+        let fitting = self.dice_fitting(turn, accepted);
+        self.check_cast_outcome(turn, effect, accepted, fitting)
     }
 
     /// A spell that can change nothing cannot be cast, and a spell never takes away the
     /// last possible placement of the turn (RULINGS.md, Spells): the two rules that stop a
     /// spell from being a way to avoid placing. `effect` is known to be castable otherwise;
-    /// `accepted` is [`GameState::accepted`], and `can_place` whether the player has not
-    /// placed yet and a die fits.
+    /// `accepted` is [`GameState::accepted`] and `fitting` [`GameState::dice_fitting`].
     fn check_cast_outcome(
         &self,
         turn: &Turn,
         effect: &SpellEffect,
         accepted: DieKinds,
-        can_place: bool,
+        fitting: usize,
     ) -> Result<(), Violation> {
         match *effect {
             SpellEffect::Change { direction } => {
@@ -456,7 +457,7 @@ impl GameState {
                 }
             }
         }
-        if can_place && !self.any_die_fits(self.outlook_after(turn, effect), accepted) {
+        if fitting > 0 && !self.die_fits_after(turn, effect, accepted, fitting) {
             return Err(Violation::SpellPreventsPlacement {
                 player: turn.player,
                 spell: effect.spell(),
@@ -474,51 +475,66 @@ impl GameState {
 
     /// Whether the player must place before ending the turn: a die fits somewhere and a
     /// meeple is in the reserve, or the reserve is empty and a meeple on the spellbook can
-    /// be taken back (RULINGS.md, A placement). `accepted` is [`GameState::accepted`].
-    fn must_place(&self, turn: &Turn, accepted: DieKinds) -> bool {
+    /// be taken back (RULINGS.md, A placement). `fitting` is [`GameState::dice_fitting`].
+    fn must_place(&self, turn: &Turn, fitting: usize) -> bool {
         let me = self.current(turn);
         if me.reserve_is_empty() {
             me.spellbook_meeples() > 0
         } else {
-            self.any_die_fits(Outlook::of(turn), accepted)
+            fitting > 0
         }
     }
 
-    /// The kinds of die some tower takes now.
-    fn accepted(&self) -> DieKinds {
-        self.tower_accepts()
+    /// The kinds of die some tower takes from the turn's placement.
+    fn accepted(&self, turn: &Turn) -> DieKinds {
+        self.tower_accepts(turn)
             .into_iter()
             .fold(DieKinds::NONE, DieKinds::union)
     }
 
-    /// Whether some die on the table, as `outlook` shows it, is of a kind in `accepted`.
-    fn any_die_fits(&self, outlook: Outlook, accepted: DieKinds) -> bool {
-        outlook
-            .dice(&self.roll)
-            .filter_map(|die| outlook.effective_die(die))
-            .any(|(_, counted)| accepted.contains(counted))
+    /// How many dice on the table fit some tower (`accepted` is [`GameState::accepted`]) as
+    /// the turn's placement would count them; 0 once the player has placed.
+    fn dice_fitting(&self, turn: &Turn, accepted: DieKinds) -> usize {
+        if turn.placed.is_some() {
+            return 0;
+        }
+        let outlook = Outlook::of(turn);
+        self.roll
+            .iter()
+            .filter(|&&die| outlook.fits(die, accepted))
+            .count()
     }
 
-    /// The next placement's outlook once `effect` is cast.
-    fn outlook_after(&self, turn: &Turn, effect: &SpellEffect) -> Outlook {
+    /// Whether a die would still fit somewhere once `effect` is cast, `fitting` dice fitting
+    /// now. Flip, Exchange and Permutation change one die and leave the others as they are:
+    /// with two dice fitting, one still does; else only the die taken away and the die
+    /// brought in need to be looked at (the spells are weighed at every step of a playout,
+    /// dozens of them when the mana pool is full).
+    fn die_fits_after(
+        &self,
+        turn: &Turn,
+        effect: &SpellEffect,
+        accepted: DieKinds,
+        fitting: usize,
+    ) -> bool {
         let mut outlook = Outlook::of(turn);
-        let mut replace = |old: Die, new: Die| {
-            outlook.replaced = self.roll.iter().position(|d| *d == old).map(|i| (i, new));
-        };
-        match *effect {
+        let (taken, brought) = match *effect {
             SpellEffect::Change { direction } => {
                 outlook.change = outlook.change.saturating_add(direction.delta());
+                return self.roll.iter().any(|&die| outlook.fits(die, accepted));
             }
-            SpellEffect::Metamorphosis { color } => outlook.metamorphosis = Some(color),
-            SpellEffect::Flip { die } => replace(die, Die::new(die.color, die.value.opposite())),
-            SpellEffect::Exchange { rolled, pool } => replace(rolled, pool),
-            SpellEffect::Permutation { rolled, pillar } => {
-                if let Some(central) = self.central_die(pillar) {
-                    replace(rolled, central);
-                }
+            SpellEffect::Metamorphosis { color } => {
+                outlook.metamorphosis = Some(color);
+                return self.roll.iter().any(|&die| outlook.fits(die, accepted));
             }
-        }
-        outlook
+            SpellEffect::Flip { die } => (die, Die::new(die.color, die.value.opposite())),
+            SpellEffect::Exchange { rolled, pool } => (rolled, pool),
+            SpellEffect::Permutation { rolled, pillar } => match self.central_die(pillar) {
+                Some(central) => (rolled, central),
+                None => return fitting > 0,
+            },
+        };
+        fitting > 1 || !outlook.fits(taken, accepted) || outlook.fits(brought, accepted)
     }
 
     /// Every legal decision of the player whose turn it is. Empty while the dice are to be
@@ -537,13 +553,18 @@ impl GameState {
         let Some(turn) = self.turn() else {
             return;
         };
-        let accepts = self.tower_accepts();
+        let accepts = self.tower_accepts(turn);
         self.for_each_placement(turn, &accepts, |action| actions.push(action));
         self.for_each_other_action(turn, &accepts, |action| actions.push(action));
     }
 
-    /// What each tower takes now ([`Tower::accepts`]), by [`TowerId::index`].
-    pub(crate) fn tower_accepts(&self) -> [DieKinds; 4] {
+    /// What each tower takes from the turn's placement ([`Tower::accepts`]), by
+    /// [`TowerId::index`]: nothing once the player has placed (most steps of a playout come
+    /// after the placement: bonuses, spells, the end of the turn).
+    pub(crate) fn tower_accepts(&self, turn: &Turn) -> [DieKinds; 4] {
+        if turn.placed.is_some() {
+            return [DieKinds::NONE; 4];
+        }
         self.towers.each_ref().map(Tower::accepts)
     }
 
@@ -599,13 +620,16 @@ impl GameState {
 
     /// How many legal placements there are (counted block by block, not listed).
     pub(crate) fn placement_count(&self, turn: &Turn, accepts: &[DieKinds; 4]) -> usize {
-        let ranks = self.current(turn).reserve_ranks().count();
-        let mut count = 0;
+        let mut pillars = 0;
         let _ = self.for_each_placement_block::<()>(turn, accepts, |_, tower| {
-            count += tower.open_pillars().count() * ranks;
+            pillars += tower.open_pillars().count();
             ControlFlow::Continue(())
         });
-        count
+        if pillars == 0 {
+            // After the placement, most steps of a playout: no need to look at the reserve.
+            return 0;
+        }
+        pillars * self.current(turn).reserve_ranks().count()
     }
 
     /// The legal placement at `index` in the order of [`GameState::legal_actions`], found
@@ -642,17 +666,50 @@ impl GameState {
     }
 
     /// Every legal decision that is not a placement, in the order of
-    /// [`GameState::legal_actions`]: the ways to resolve a pending bonus, or the spells,
-    /// recalls and the end of the turn.
+    /// [`GameState::legal_actions`].
     pub(crate) fn for_each_other_action(
         &self,
         turn: &Turn,
         accepts: &[DieKinds; 4],
         mut visit: impl FnMut(Action),
     ) {
+        let _ = self.for_each_other_block::<()>(turn, accepts, |block| {
+            match block {
+                OtherBlock::One(action) => visit(action),
+                OtherBlock::Casts {
+                    spell,
+                    via_manipulation,
+                    outlook,
+                } => self.for_each_castable_effect(turn, spell, outlook, |effect| {
+                    visit(Action::Cast {
+                        player: turn.player,
+                        effect,
+                        via_manipulation,
+                    });
+                }),
+            }
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// Hands `block` the legal decisions that are not placements, in the order of
+    /// [`GameState::legal_actions`]: the ways to resolve a pending bonus; or the spells (the
+    /// effects of one spell as a block, each castable spell directly, then every spell
+    /// through Manipulation), the recalls and the end of the turn. Stops where `block` breaks.
+    pub(crate) fn for_each_other_block<B>(
+        &self,
+        turn: &Turn,
+        accepts: &[DieKinds; 4],
+        mut block: impl FnMut(OtherBlock) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
         if let Some(pending) = turn.pending {
-            self.for_each_bonus_action(turn, pending, visit);
-            return;
+            let mut flow = ControlFlow::Continue(());
+            self.for_each_bonus_action(turn, pending, |action| {
+                if flow.is_continue() {
+                    flow = block(OtherBlock::One(action));
+                }
+            });
+            return flow;
         }
         let player = turn.player;
         let me = self.current(turn);
@@ -660,34 +717,36 @@ impl GameState {
             .iter()
             .copied()
             .fold(DieKinds::NONE, DieKinds::union);
+        let outlook = CastOutlook {
+            accepted,
+            fitting: self.dice_fitting(turn, accepted),
+        };
         let castable = |spell: SpellId| me.spell(spell).is_some() && !turn.arrived_this_turn(spell);
-        let manipulation = castable(SpellId::Manipulation);
-        let direct = SpellId::ALL[1..].iter().map(|&s| (s, false));
-        let through_manipulation = SpellId::ALL[1..].iter().map(|&s| (s, true));
-        for (spell, via_manipulation) in direct.chain(through_manipulation) {
-            let can_cast = if via_manipulation {
-                manipulation
-            } else {
-                castable(spell)
-            };
-            if can_cast {
-                self.for_each_castable_effect(turn, spell, accepted, |effect| {
-                    visit(Action::Cast {
-                        player,
-                        effect,
-                        via_manipulation,
-                    });
-                });
+        for spell in SpellId::ALL[1..].iter().copied().filter(|&s| castable(s)) {
+            block(OtherBlock::Casts {
+                spell,
+                via_manipulation: false,
+                outlook,
+            })?;
+        }
+        if castable(SpellId::Manipulation) {
+            for spell in SpellId::ALL[1..].iter().copied() {
+                block(OtherBlock::Casts {
+                    spell,
+                    via_manipulation: true,
+                    outlook,
+                })?;
             }
         }
         if me.reserve_is_empty() {
             for spell in SpellId::ALL.into_iter().filter(|&s| me.spell(s).is_some()) {
-                visit(Action::Recall { player, spell });
+                block(OtherBlock::One(Action::Recall { player, spell }))?;
             }
         }
-        if turn.placed.is_some() || !self.must_place(turn, accepted) {
-            visit(Action::EndTurn { player });
+        if turn.placed.is_some() || !self.must_place(turn, outlook.fitting) {
+            block(OtherBlock::One(Action::EndTurn { player }))?;
         }
+        ControlFlow::Continue(())
     }
 
     /// The ways to resolve (or decline) a pending bonus.
@@ -736,19 +795,18 @@ impl GameState {
     }
 
     /// Calls `cast` with every effect of `spell` that can be cast now (the caster's meeple
-    /// is known to be there); `accepted` is [`GameState::accepted`].
-    fn for_each_castable_effect(
+    /// is known to be there).
+    pub(crate) fn for_each_castable_effect(
         &self,
         turn: &Turn,
         spell: SpellId,
-        accepted: DieKinds,
+        outlook: CastOutlook,
         mut cast: impl FnMut(SpellEffect),
     ) {
         let before_placing = turn.placed.is_none();
-        let can_place = before_placing && self.any_die_fits(Outlook::of(turn), accepted);
         let mut consider = |effect: SpellEffect| {
             if self
-                .check_cast_outcome(turn, &effect, accepted, can_place)
+                .check_cast_outcome(turn, &effect, outlook.accepted, outlook.fitting)
                 .is_ok()
             {
                 cast(effect);
@@ -1115,16 +1173,16 @@ impl GameState {
         } else {
             OUTER_FLOOR
         };
-        let awards = award(&influence(tower.meeples()), table);
+        let awards = award(influence(tower.meeples()), table);
         events.add(|| Event::FloorCompleted { tower: id, level });
-        for a in awards.iter().filter(|a| a.points > 0) {
-            let reason = ScoreReason::Floor {
-                tower: id,
-                level,
-                influence: a.influence,
-                placing: a.placing,
-            };
-            self.add_score(a.player, a.points, reason, events);
+        let entries = floor_entries(awards, self.round, |a| ScoreReason::Floor {
+            tower: id,
+            level,
+            influence: a.influence,
+            placing: a.placing,
+        });
+        for entry in entries {
+            self.record_score(entry, events);
         }
         // Meeples beside dice go back to their owners; meeples alone stay for good.
         let pillars = self.tower(id).pillars;
@@ -1231,12 +1289,33 @@ fn no_pending(turn: &Turn) -> Result<(), Violation> {
     }
 }
 
-/// What the next placement of the turn sees: the dice on the table (one of them flipped or
-/// swapped by a spell being considered) and the pending Change and Metamorphosis.
+/// A block of legal decisions that are not placements
+/// ([`GameState::for_each_other_block`]).
+pub(crate) enum OtherBlock {
+    /// A single decision: a way to resolve a bonus, a recall, the end of the turn.
+    One(Action),
+    /// Casting `spell`, one decision per effect that
+    /// [`GameState::for_each_castable_effect`] lists.
+    Casts {
+        spell: SpellId,
+        via_manipulation: bool,
+        outlook: CastOutlook,
+    },
+}
+
+/// What the spells of a decision are weighed against, found once for all of them: the kinds
+/// of die some tower takes ([`GameState::accepted`]) and the dice that fit
+/// ([`GameState::dice_fitting`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CastOutlook {
+    accepted: DieKinds,
+    fitting: usize,
+}
+
+/// How the next placement of the turn sees a die: the pending Change and Metamorphosis (or
+/// those a spell being considered would leave).
 #[derive(Clone, Copy, Debug)]
 struct Outlook {
-    /// The die at this index of the roll, replaced by this one.
-    replaced: Option<(usize, Die)>,
     change: i8,
     metamorphosis: Option<DieColor>,
 }
@@ -1244,20 +1323,15 @@ struct Outlook {
 impl Outlook {
     fn of(turn: &Turn) -> Self {
         Self {
-            replaced: None,
             change: turn.change,
             metamorphosis: turn.metamorphosis,
         }
     }
 
-    fn dice<'a>(&self, roll: &'a [Die]) -> impl Iterator<Item = Die> + 'a {
-        let replaced = self.replaced;
-        roll.iter()
-            .enumerate()
-            .map(move |(i, &die)| match replaced {
-                Some((j, new)) if j == i => new,
-                _ => die,
-            })
+    /// Whether `die`, as the restriction would count it, is of a kind in `accepted`.
+    fn fits(&self, die: Die, accepted: DieKinds) -> bool {
+        self.effective_die(die)
+            .is_some_and(|(_, counted)| accepted.contains(counted))
     }
 
     /// The die as it lands on the pillar (Change turns it) and as the restriction sees it
@@ -1271,11 +1345,15 @@ impl Outlook {
 }
 
 /// The distinct dice of a list, in first-seen order (identical dice are interchangeable).
+/// The kinds seen so far are kept as a set rather than looked for in the list: the move
+/// generator asks at every step, for the roll and for every die of the roll in the mana pool.
 fn distinct(dice: &[Die]) -> impl Iterator<Item = Die> + '_ {
-    dice.iter()
-        .enumerate()
-        .filter(|&(i, die)| !dice[..i].contains(die))
-        .map(|(_, &die)| die)
+    let mut seen = DieKinds::NONE;
+    dice.iter().copied().filter(move |&die| {
+        let first = !seen.contains(die);
+        seen = seen.union(DieKinds::of_die(die));
+        first
+    })
 }
 
 /// Why a pillar's bonus has no effect.

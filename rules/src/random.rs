@@ -5,8 +5,11 @@ use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use std::ops::ControlFlow;
+
 use crate::action::Action;
 use crate::components::{DiceCount, Die, DieColor, DieValue, PlayerColor};
+use crate::play::OtherBlock;
 use crate::record::{GameRecord, GameSetup, StartingTowers, TileRef};
 use crate::state::GameState;
 use crate::tiles::TileCatalogue;
@@ -25,10 +28,26 @@ impl GameState {
     /// to be rolled and once the game is over.
     pub fn random_legal_action(&self, rng: &mut impl Rng) -> Option<Action> {
         let turn = self.turn()?;
-        let accepts = self.tower_accepts();
+        let accepts = self.tower_accepts(turn);
         let placements = self.placement_count(turn, &accepts);
+        // A spell offers the same effects cast directly or through Manipulation: each
+        // spell's are counted once, and only those of the block drawn are listed.
+        let mut effects: [Option<usize>; 6] = [None; 6];
+        let mut block_size = |block: &OtherBlock| match *block {
+            OtherBlock::One(_) => 1,
+            OtherBlock::Casts { spell, outlook, .. } => {
+                *effects[spell.index()].get_or_insert_with(|| {
+                    let mut count = 0;
+                    self.for_each_castable_effect(turn, spell, outlook, |_| count += 1);
+                    count
+                })
+            }
+        };
         let mut others = 0;
-        self.for_each_other_action(turn, &accepts, |_| others += 1);
+        let _ = self.for_each_other_block::<()>(turn, &accepts, |block| {
+            others += block_size(&block);
+            ControlFlow::Continue(())
+        });
         if placements + others == 0 {
             return None;
         }
@@ -36,14 +55,39 @@ impl GameState {
         if index < placements {
             return self.nth_placement(turn, &accepts, index);
         }
-        let (mut seen, mut chosen) = (placements, None);
-        self.for_each_other_action(turn, &accepts, |action| {
-            if seen == index {
-                chosen = Some(action);
+        let mut index = index - placements;
+        self.for_each_other_block(turn, &accepts, |block| {
+            let size = block_size(&block);
+            if index >= size {
+                index -= size;
+                return ControlFlow::Continue(());
             }
-            seen += 1;
-        });
-        chosen
+            match block {
+                OtherBlock::One(action) => ControlFlow::Break(action),
+                OtherBlock::Casts {
+                    spell,
+                    via_manipulation,
+                    outlook,
+                } => {
+                    let (mut seen, mut chosen) = (0, None);
+                    self.for_each_castable_effect(turn, spell, outlook, |effect| {
+                        if seen == index {
+                            chosen = Some(effect);
+                        }
+                        seen += 1;
+                    });
+                    match chosen {
+                        Some(effect) => ControlFlow::Break(Action::Cast {
+                            player: turn.player,
+                            effect,
+                            via_manipulation,
+                        }),
+                        None => ControlFlow::Continue(()),
+                    }
+                }
+            }
+        })
+        .break_value()
     }
 
     /// Draws this round's dice from the bag and rolls them (the action is still to be

@@ -70,11 +70,12 @@ pub struct Award {
     pub points: u32,
 }
 
-/// Influence per player: apprentice 1, master 2. Players without a meeple are absent.
-pub fn influence(meeples: impl IntoIterator<Item = Meeple>) -> BTreeMap<PlayerColor, u8> {
-    let mut influence = BTreeMap::new();
+/// Influence per player, by [`PlayerColor::index`]: apprentice 1, master 2; 0 for a player
+/// without a meeple. An array, not a map: floors are scored many times in every playout.
+pub fn influence(meeples: impl IntoIterator<Item = Meeple>) -> [u8; 4] {
+    let mut influence = [0u8; 4];
     for meeple in meeples {
-        let sum = influence.entry(meeple.player).or_insert(0u8);
+        let sum = &mut influence[meeple.player.index()];
         *sum = sum.saturating_add(meeple.rank.influence());
     }
     influence
@@ -82,45 +83,40 @@ pub fn influence(meeples: impl IntoIterator<Item = Meeple>) -> BTreeMap<PlayerCo
 
 /// Ranks the players by influence and awards `table` (RULINGS.md, Completing and scoring a
 /// floor): a tie for first shares the tie value and leaves no second place; a tie for second
-/// shares the tie value. Players with no influence are not listed.
-pub fn award(influence: &BTreeMap<PlayerColor, u8>, table: PointsTable) -> Vec<Award> {
-    let mut ranked: Vec<(PlayerColor, u8)> = influence
-        .iter()
-        .filter(|&(_, &n)| n > 0)
-        .map(|(&p, &n)| (p, n))
-        .collect();
+/// shares the tie value. Players with no influence are not listed. Handed out one by one,
+/// best first, without a list: floors are scored many times in every playout.
+pub fn award(influence: [u8; 4], table: PointsTable) -> impl Iterator<Item = Award> {
+    let mut ranked = PlayerColor::ALL.map(|p| (p, influence[p.index()]));
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let Some(&(_, best)) = ranked.first() else {
-        return Vec::new();
-    };
-    let firsts = ranked.iter().filter(|(_, n)| *n == best).count();
-    let second_best = ranked.get(firsts).map(|&(_, n)| n);
-    let seconds = ranked
+    // Sorted by influence, most first: the players without any come last.
+    let placed = ranked.iter().filter(|&&(_, n)| n > 0).count();
+    let with_influence = &ranked[..placed];
+    let best = with_influence.first().map_or(0, |&(_, n)| n);
+    let firsts = with_influence.iter().filter(|(_, n)| *n == best).count();
+    let second_best = with_influence.get(firsts).map(|&(_, n)| n);
+    let seconds = with_influence
         .iter()
         .filter(|(_, n)| Some(*n) == second_best)
         .count();
-    ranked
-        .into_iter()
-        .map(|(player, n)| {
-            let (placing, points) = if n == best && firsts > 1 {
-                (Placing::TiedFirst, table.tie)
-            } else if n == best {
-                (Placing::First, table.first)
-            } else if firsts == 1 && Some(n) == second_best && seconds > 1 {
-                (Placing::TiedSecond, table.tie)
-            } else if firsts == 1 && Some(n) == second_best {
-                (Placing::Second, table.second)
-            } else {
-                (Placing::Unplaced, 0)
-            };
-            Award {
-                player,
-                influence: n,
-                placing,
-                points,
-            }
-        })
-        .collect()
+    ranked.into_iter().take(placed).map(move |(player, n)| {
+        let (placing, points) = if n == best && firsts > 1 {
+            (Placing::TiedFirst, table.tie)
+        } else if n == best {
+            (Placing::First, table.first)
+        } else if firsts == 1 && Some(n) == second_best && seconds > 1 {
+            (Placing::TiedSecond, table.tie)
+        } else if firsts == 1 && Some(n) == second_best {
+            (Placing::Second, table.second)
+        } else {
+            (Placing::Unplaced, 0)
+        };
+        Award {
+            player,
+            influence: n,
+            placing,
+            points,
+        }
+    })
 }
 
 /// Why a player gained prestige.
@@ -198,22 +194,21 @@ impl fmt::Display for ScoreEntry {
     }
 }
 
-/// The awards of one floor as score entries.
+/// The awards of one floor that bring points, as score entries.
 pub fn floor_entries(
-    awards: &[Award],
+    awards: impl IntoIterator<Item = Award>,
     round: u8,
     reason: impl Fn(&Award) -> ScoreReason,
-) -> Vec<ScoreEntry> {
+) -> impl Iterator<Item = ScoreEntry> {
     awards
-        .iter()
+        .into_iter()
         .filter(|a| a.points > 0)
-        .map(|a| ScoreEntry {
+        .map(move |a| ScoreEntry {
             player: a.player,
             points: a.points,
             round,
-            reason: reason(a),
+            reason: reason(&a),
         })
-        .collect()
 }
 
 /// Which rule decided the winner.
@@ -275,8 +270,8 @@ pub fn final_score(table: &Table, round: u8) -> FinalScore {
         if top.is_full() {
             continue;
         }
-        let awards = award(&influence(top.meeples()), END_GAME_FLOOR);
-        entries.extend(floor_entries(&awards, round, |a| {
+        let awards = award(influence(top.meeples()), END_GAME_FLOOR);
+        entries.extend(floor_entries(awards, round, |a| {
             ScoreReason::EndGameFloor {
                 tower,
                 level: top.level,
@@ -414,8 +409,7 @@ mod tests {
     }
 
     fn points(list: &[(PlayerColor, Rank)], table: PointsTable) -> Vec<(PlayerColor, u32)> {
-        award(&influence(meeples(list)), table)
-            .into_iter()
+        award(influence(meeples(list)), table)
             .map(|a| (a.player, a.points))
             .collect()
     }
@@ -441,11 +435,11 @@ mod tests {
     fn third_place_scores_nothing() {
         let a = Rank::Apprentice;
         let m = Rank::Master;
-        let awards = award(
-            &influence(meeples(&[(Green, m), (Green, a), (Red, m), (Blue, a)])),
+        let mut awards = award(
+            influence(meeples(&[(Green, m), (Green, a), (Red, m), (Blue, a)])),
             OUTER_FLOOR,
         );
-        let blue = awards.iter().find(|a| a.player == Blue).unwrap();
+        let blue = awards.find(|a| a.player == Blue).unwrap();
         assert_eq!((blue.placing, blue.points), (Placing::Unplaced, 0));
     }
 }

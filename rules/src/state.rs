@@ -327,7 +327,8 @@ impl GameState {
                 Tower::new(TowerId::Central, central),
             ],
             stack,
-            ledger: Vec::new(),
+            // A game scores 30 to 50 entries: room for them from the start, not regrown.
+            ledger: Vec::with_capacity(48),
         }
     }
 
