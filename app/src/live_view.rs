@@ -63,6 +63,18 @@ impl LiveSession {
 const FLAG_RED: Color32 = Color32::from_rgb(150, 25, 25);
 const DESYNC_ORANGE: Color32 = Color32::from_rgb(170, 90, 10);
 
+/// A coloured box across the view, for a flag, a desync or a camera in trouble.
+fn banner(ui: &mut Ui, fill: Color32, contents: impl FnOnce(&mut Ui)) {
+    egui::Frame::new()
+        .fill(fill)
+        .inner_margin(8.0)
+        .corner_radius(6.0)
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            contents(ui);
+        });
+}
+
 /// What is wrong with the camera, in words; `None` while it is starting or live.
 fn camera_trouble(status: &CameraStatus) -> Option<String> {
     match status {
@@ -92,77 +104,60 @@ pub fn live_view_ui(live: &mut LiveSession, ui: &mut Ui, commands: &mut Vec<Comm
     });
     ui.label(snapshot.status_line());
     if let Some(words) = snapshot.camera.as_ref().and_then(camera_trouble) {
-        egui::Frame::new()
-            .fill(DESYNC_ORANGE)
-            .inner_margin(8.0)
-            .corner_radius(6.0)
-            .show(ui, |ui| {
-                ui.set_width(ui.available_width());
-                ui.label(RichText::new(words).color(Color32::WHITE).strong());
-                ui.label(
+        banner(ui, DESYNC_ORANGE, |ui| {
+            ui.label(RichText::new(words).color(Color32::WHITE).strong());
+            ui.label(
                     RichText::new(
                         "The game is kept. Refereeing goes on when frames come again: plug the camera in again, or choose another (Camera > Watch a camera…).",
                     )
                     .color(Color32::WHITE),
                 );
-            });
+        });
     }
     if let Some(problem) = &snapshot.problem {
         ui.colored_label(ui.visuals().warn_fg_color, problem.as_str());
     }
     image_ui(live, &snapshot, ui);
     if let Some(flag) = &snapshot.referee.active_flag {
-        egui::Frame::new()
-            .fill(FLAG_RED)
-            .inner_margin(8.0)
-            .corner_radius(6.0)
-            .show(ui, |ui| {
-                ui.set_width(ui.available_width());
-                ui.label(
-                    RichText::new(format!("Illegal move seen: {}", flag.violation))
-                        .color(Color32::WHITE)
-                        .strong(),
-                );
-                ui.label(
-                    RichText::new(format!("Rule: {}", flag.rule))
-                        .color(Color32::from_gray(235))
-                        .italics(),
-                );
-                ui.label(
-                    RichText::new("Put the piece back, or allow the move.")
-                        .color(Color32::from_gray(230)),
-                );
-                if flag.can_override
-                    && ui
-                        .button("Allow the move seen")
-                        .on_hover_text(
-                            "The table agreed to waive this restriction; the log keeps it.",
-                        )
-                        .clicked()
-                {
-                    commands.push(Command::Live(LiveRequest::Override));
-                }
-            });
-    }
-    if let Some(desync) = &snapshot.referee.active_desync {
-        egui::Frame::new()
-            .fill(DESYNC_ORANGE)
-            .inner_margin(8.0)
-            .corner_radius(6.0)
-            .show(ui, |ui| {
-                ui.set_width(ui.available_width());
-                ui.label(
-                    RichText::new(format!(
-                        "The table and the game differ (frame {}): no legal move explains it.",
-                        desync.frame
-                    ))
+        banner(ui, FLAG_RED, |ui| {
+            ui.label(
+                RichText::new(format!("Illegal move seen: {}", flag.violation))
                     .color(Color32::WHITE)
                     .strong(),
-                );
-                for difference in &desync.differences {
-                    ui.label(RichText::new(format!("• {difference}")).color(Color32::WHITE));
-                }
-            });
+            );
+            ui.label(
+                RichText::new(format!("Rule: {}", flag.rule))
+                    .color(Color32::from_gray(235))
+                    .italics(),
+            );
+            ui.label(
+                RichText::new("Put the piece back, or allow the move.")
+                    .color(Color32::from_gray(230)),
+            );
+            if flag.can_override
+                && ui
+                    .button("Allow the move seen")
+                    .on_hover_text("The table agreed to waive this restriction; the log keeps it.")
+                    .clicked()
+            {
+                commands.push(Command::Live(LiveRequest::Override));
+            }
+        });
+    }
+    if let Some(desync) = &snapshot.referee.active_desync {
+        banner(ui, DESYNC_ORANGE, |ui| {
+            ui.label(
+                RichText::new(format!(
+                    "The table and the game differ (frame {}): no legal move explains it.",
+                    desync.frame
+                ))
+                .color(Color32::WHITE)
+                .strong(),
+            );
+            for difference in &desync.differences {
+                ui.label(RichText::new(format!("• {difference}")).color(Color32::WHITE));
+            }
+        });
     }
     egui::CollapsingHeader::new("What the referee saw")
         .default_open(false)
