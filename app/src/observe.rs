@@ -115,9 +115,9 @@ pub fn observation_of(
     observation
 }
 
-/// One frame in this many is searched for the mat's markers, to follow a camera or a mat
-/// that moved (about once a second at 15 frames a second; a search takes a few ms).
-const TRACK_EVERY: u64 = 15;
+/// One frame read in this many is searched for the mat's markers, to follow a camera or a
+/// mat that moved (about once a second at 15 frames a second; a search takes a few ms).
+const TRACK_EVERY: u32 = 15;
 
 /// Markers off by this share of the frame's width (median; 13 px of a 1280x720 frame) mean
 /// the camera or the mat moved; smaller offsets are followed smoothly. The lens of a camera
@@ -141,6 +141,9 @@ pub struct TableReader {
     tracker: Tracker,
     markers: Option<MarkerDetector>,
     tracking: Option<TrackStatus>,
+    /// Frames read since the last search for markers (counted, not taken from the frames'
+    /// numbers: a camera's numbers skip the frames dropped for newer ones).
+    since_search: u32,
 }
 
 impl TableReader {
@@ -159,6 +162,7 @@ impl TableReader {
             last: None,
             markers: None,
             tracking: None,
+            since_search: TRACK_EVERY,
         }
     }
 
@@ -172,13 +176,15 @@ impl TableReader {
         self.tracking.as_ref()
     }
 
-    /// Every [`TRACK_EVERY`] frames, looks for the mat's markers and follows the camera
-    /// if it (or the mat) moved. Returns whether the camera in use is in doubt (markers
-    /// seen away from where it puts them, until frames agree on where they went).
-    fn track(&mut self, image: &RgbImage, frame: u64) -> bool {
-        if !frame.is_multiple_of(TRACK_EVERY) {
+    /// Every [`TRACK_EVERY`] frames read, looks for the mat's markers and follows the
+    /// camera if it (or the mat) moved. Returns whether the camera in use is in doubt
+    /// (markers seen away from where it puts them, until frames agree on where they went).
+    fn track(&mut self, image: &RgbImage) -> bool {
+        if self.since_search < TRACK_EVERY {
+            self.since_search += 1;
             return matches!(self.tracking, Some(TrackStatus::Moved { .. }));
         }
+        self.since_search = 1;
         let gray = vision::gray_from_image(&image::DynamicImage::ImageRgb8(image.clone()));
         let size = (gray.width, gray.height);
         if self.markers.as_ref().is_none_or(|m| m.size() != size) {
@@ -206,7 +212,7 @@ impl TableReader {
         frame: u64,
         time_s: f64,
     ) -> Result<(Reading, Observation), VisionError> {
-        let camera_in_doubt = self.track(image, frame);
+        let camera_in_doubt = self.track(image);
         let moved = self.motion.compare(image);
         let mut reading = match &self.last {
             Some(last) => self.reader.read_moved(image, last, &moved)?,
@@ -283,9 +289,13 @@ mod tests {
             first.covered.contains(&Zone::Table),
             "nothing settles on a camera in doubt"
         );
-        // Frames agree on where the markers went: the camera is followed.
-        for frame in [TRACK_EVERY, 2 * TRACK_EVERY] {
-            table.observe(&image, &state, frame, 1.0).unwrap();
+        // Frames agree on where the markers went: the camera is followed (two more
+        // searches, one every TRACK_EVERY frames read).
+        for frame in 1..=2 * u64::from(TRACK_EVERY) {
+            let (_, observation) = table.observe(&image, &state, frame, 1.0).unwrap();
+            if frame < 2 * u64::from(TRACK_EVERY) {
+                assert!(observation.covered.contains(&Zone::Table), "frame {frame}");
+            }
         }
         assert!(
             matches!(table.tracking(), Some(TrackStatus::Tracking { .. })),
@@ -298,7 +308,7 @@ mod tests {
             offset(table.camera())
         );
         let (_, settled) = table
-            .observe(&image, &state, 2 * TRACK_EVERY + 1, 1.1)
+            .observe(&image, &state, 2 * u64::from(TRACK_EVERY) + 1, 1.1)
             .unwrap();
         assert!(settled.covered.is_empty());
     }
