@@ -865,6 +865,23 @@ mod tests {
         }
     }
 
+    /// A referee shown the start of the game, then its first roll; the next frame's number.
+    fn rolled_table(setup: &GameSetup, start: &GameState, rolled: &GameState) -> (Referee, u64) {
+        let mut referee = referee(setup);
+        let mut frame = 0;
+        show(
+            &mut referee,
+            &Observation::perfect(start, 0, 0.0),
+            &mut frame,
+        );
+        show(
+            &mut referee,
+            &Observation::perfect(rolled, 0, 0.0),
+            &mut frame,
+        );
+        (referee, frame)
+    }
+
     /// `state`'s table without one reading of `die` at `place`.
     fn without(mut table: Observation, die: Die, place: Place) -> Observation {
         let i = table
@@ -962,18 +979,7 @@ mod tests {
         let (setup, start, roll, rolled, place, placed) = opening(5);
         let (die, pillar) = placement(&place);
         let read = misread(die, &rolled_dice(&roll));
-        let mut referee = referee(&setup);
-        let mut frame = 0;
-        show(
-            &mut referee,
-            &Observation::perfect(&start, 0, 0.0),
-            &mut frame,
-        );
-        show(
-            &mut referee,
-            &Observation::perfect(&rolled, 0, 0.0),
-            &mut frame,
-        );
+        let (mut referee, mut frame) = rolled_table(&setup, &start, &rolled);
         let after = read_as(Observation::perfect(&placed, 0, 0.0), die, pillar, read);
         show(&mut referee, &after, &mut frame);
         assert_eq!(referee.record().actions, vec![roll, place]);
@@ -1028,18 +1034,7 @@ mod tests {
             confidence: 1.0,
             uncertain: false,
         });
-        let mut referee = referee(&setup);
-        let mut frame = 0;
-        show(
-            &mut referee,
-            &Observation::perfect(&start, 0, 0.0),
-            &mut frame,
-        );
-        show(
-            &mut referee,
-            &Observation::perfect(&rolled, 0, 0.0),
-            &mut frame,
-        );
+        let (mut referee, mut frame) = rolled_table(&setup, &start, &rolled);
         show(&mut referee, &table, &mut frame);
         assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
         let flag = referee.active_flag().expect("the placement is flagged");
@@ -1192,18 +1187,7 @@ mod tests {
         else {
             unreachable!()
         };
-        let mut referee = referee(&setup);
-        let mut frame = 0;
-        show(
-            &mut referee,
-            &Observation::perfect(&start, 0, 0.0),
-            &mut frame,
-        );
-        show(
-            &mut referee,
-            &Observation::perfect(&rolled, 0, 0.0),
-            &mut frame,
-        );
+        let (mut referee, mut frame) = rolled_table(&setup, &start, &rolled);
         assert_eq!(referee.record().actions.len(), 1);
         let mut staged = without(Observation::perfect(&rolled, 0, 0.0), die, Place::RollArea);
         let at = Place::Tower {
