@@ -315,6 +315,16 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                         place: mat_place(&die.place, players),
                     });
                 }
+                for die in &labels.other_dice {
+                    truths.push(Truth {
+                        die: true,
+                        value: die.value.get(),
+                        class: Some("other".into()),
+                        box_px: die.box_px.map(|v| v as f32),
+                        counted: die.visible >= 0.9,
+                        place: None,
+                    });
+                }
                 for meeple in &labels.meeples {
                     truths.push(Truth {
                         die: false,

@@ -1,7 +1,13 @@
 """Renders the sprites of the synthetic table with Mitsuba 3: translucent dice and meeples.
 
-Each sprite is one object on the ground, seen from far away (almost orthographic) at a given
-elevation, lit by a large overhead lamp and a dim sky. Every view is rendered three times:
+Each sprite is one object on the ground, seen from far away (almost orthographic) from a
+random direction (elevation 28-90 degrees, any azimuth), lit by a lamp of random size, height
+and bearing and a sky of random strength. Dice vary as real dice do: clear, frosted, marbled
+(swirls of cloudy plastic inside) and milky translucent plastic; edge radii of 1.0 to 3.4 mm;
+white or off-white pips, painted on or engraved; some sets with an emblem for the six (read as
+6); some dice resting tilted (against another die, on a meeple's foot). Besides the game's four
+colours, "other" dice of other games: translucent in other colours and opaque. Meeples stand
+or lie on their back. Every view is rendered three times:
 on a black ground, on a white ground, and the white ground alone. From those the script keeps
 two images per sprite, so that the Rust compositor can put the object on any background:
 
@@ -17,6 +23,7 @@ Output (one call writes all of it, reproducibly from --seed):
 
 Run: scripts/setup-render, then
     .venv-render/bin/python models/render/render_sprites.py --out synth/sprites
+(the defaults make 392 sprites at 128 px and 64 samples; a translucent die takes 3-10 s on one core).
 """
 
 from __future__ import annotations
@@ -37,9 +44,11 @@ import mitsuba as mi
 mi.set_variant("llvm_ad_rgb")
 
 DIE_MM = 16.0
-DIE_CORNER_MM = 2.2
-PIP_RADIUS_MM = 1.55
-PIP_OFFSET_MM = 4.3
+CORNER_RADII_MM = (1.0, 1.8, 2.6, 3.4)
+PIP_RADIUS_MM = (1.3, 1.8)
+PIP_OFFSET_MM = (3.9, 4.6)
+# Seen across, a sprite shows this many millimetres of the ground at the object.
+VIEW_MM = 34.0
 
 # Linear-RGB tints of the four dice (transmittance per interface) and the meeple paints.
 DIE_TINTS = {
@@ -48,6 +57,20 @@ DIE_TINTS = {
     "yellow": (1.0, 0.86, 0.22),
     "blue": (0.26, 0.52, 1.0),
 }
+# Dice of other games: translucent tints (linear RGB) and opaque bodies with their pips.
+OTHER_TINTS = [(0.95, 0.2, 0.15), (0.3, 0.9, 0.35), (1.0, 0.55, 0.12), (0.2, 0.85, 0.85), (0.9, 0.9, 0.92)]
+OTHER_OPAQUE = [
+    ((0.8, 0.8, 0.78), (0.02, 0.02, 0.02)),
+    ((0.02, 0.02, 0.025), (0.85, 0.85, 0.85)),
+    ((0.55, 0.03, 0.03), (0.85, 0.85, 0.8)),
+    ((0.03, 0.12, 0.45), (0.85, 0.85, 0.8)),
+    ((0.05, 0.3, 0.08), (0.85, 0.85, 0.8)),
+    ((0.85, 0.75, 0.5), (0.02, 0.02, 0.02)),
+]
+PIP_PAINTS = {"white": (0.85, 0.85, 0.85), "off-white": (0.8, 0.74, 0.58)}
+# Plastic of translucent dice, with their weights: clear, frosted (rough surface), marbled
+# (swirls of cloudy plastic inside), milky (evenly cloudy).
+MATERIALS = {"clear": 0.4, "frosted": 0.2, "marbled": 0.25, "milky": 0.15}
 MEEPLE_PAINTS = {
     "blue": (0.04, 0.12, 0.55),
     "green": (0.05, 0.36, 0.09),
@@ -187,19 +210,67 @@ def matrix4(rotation: np.ndarray, translation) -> mi.ScalarTransform4f:
     return mi.ScalarTransform4f(m.tolist())
 
 
+def blur(image: np.ndarray, radius: int) -> np.ndarray:
+    """A box blur of an H x W x C image, the edges repeated."""
+    for axis in (0, 1):
+        padded = np.concatenate(
+            [np.repeat(image.take([0], axis), radius + 1, axis), image, np.repeat(image.take([-1], axis), radius, axis)], axis
+        )
+        sums = np.cumsum(padded, axis)
+        n = image.shape[axis]
+        image = (sums.take(range(2 * radius + 1, 2 * radius + 1 + n), axis) - sums.take(range(0, n), axis)) / (2 * radius + 1)
+    return image
+
+
+def flat_polygon(outline: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A flat fan of triangles from a polygon star-shaped about the origin, in the x-y plane."""
+    vertices = np.vstack([[0.0, 0.0, 0.0], np.column_stack([outline, np.zeros(len(outline))])])
+    n = len(outline)
+    faces = np.array([(0, 1 + i, 1 + (i + 1) % n) for i in range(n)])
+    return vertices, faces
+
+
+def tilt_rotation(axis_deg: float, angle_deg: float) -> np.ndarray:
+    """A turn by `angle_deg` about the horizontal axis at bearing `axis_deg`."""
+    a = math.radians(axis_deg)
+    axis = np.array([math.cos(a), math.sin(a), 0.0])
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    t = math.radians(angle_deg)
+    return np.eye(3) + math.sin(t) * k + (1 - math.cos(t)) * k @ k
+
+
+def swirl_grid(rng: np.random.Generator, n: int = 24) -> np.ndarray:
+    """Density of marbled plastic in the die's cube: thin sheets of cloudy plastic, folded."""
+    x, y, z = np.meshgrid(*(np.linspace(0, 1, n),) * 3, indexing="ij")
+    warp = sum(
+        rng.uniform(0.2, 0.5) * np.sin(2 * math.pi * (f * (a * x + b * y + c * z)) + rng.uniform(0, 2 * math.pi))
+        for f, (a, b, c) in ((rng.uniform(0.8, 2.0), rng.normal(size=3)) for _ in range(3))
+    )
+    direction = rng.normal(size=3)
+    direction /= np.linalg.norm(direction)
+    bands = np.sin(2 * math.pi * (rng.uniform(1.5, 3.5) * (direction[0] * x + direction[1] * y + direction[2] * z) + warp))
+    density = np.clip((bands - rng.uniform(0.2, 0.6)) * 2.5, 0.0, 1.0) ** 2
+    return density.transpose(2, 1, 0)[..., None].astype(np.float32)  # z, y, x, channel
+
+
 class Sprites:
     def __init__(self, size_px: int, spp: int, tmp: Path):
         self.size = size_px
         self.spp = spp
         self.tmp = tmp
-        v, f = rounded_cube(DIE_MM, DIE_CORNER_MM)
-        write_ply(tmp / "die.ply", v, f)
+        self.cube_vertices = {}
+        for radius in CORNER_RADII_MM:
+            v, f = rounded_cube(DIE_MM, radius)
+            write_ply(tmp / f"die-{radius}.ply", v, f)
+            self.cube_vertices[radius] = v
         for rank, height in (("apprentice", 16.0), ("master", 20.0)):
             outline = meeple_outline(height)
             v, f = extrude(outline, np.array([0.0, height * 0.45]), 8.0)
             write_ply(tmp / f"meeple-{rank}.ply", v, f)
         v, f = extrude(star_outline(3.6), np.array([0.0, 0.0]), 8.6)
         write_ply(tmp / "star.ply", v, f)
+        v, f = flat_polygon(star_outline(5.6)[:, ::-1] * [1, -1])
+        write_ply(tmp / "emblem.ply", v, f)
 
     def camera(self, elevation_deg: float, distance: float, fov: float, look_at_z: float):
         e = math.radians(elevation_deg)
@@ -220,83 +291,146 @@ class Sprites:
             "sampler": {"type": "independent", "sample_count": self.spp},
         }
 
-    def scene(self, camera: dict, ground: float, objects: dict) -> dict:
-        scene = {
-            "type": "scene",
-            "integrator": {"type": "path", "max_depth": 12},
-            "sensor": camera,
-            "sky": {"type": "constant", "radiance": {"type": "rgb", "value": 0.25}},
+    @staticmethod
+    def light(rng: np.random.Generator) -> dict:
+        """A lamp of random size, height and bearing, and a sky of random strength. The lamp
+        stays high enough (60 degrees and up) for the shadow to end inside the sprite."""
+        bearing, height = rng.uniform(0, 2 * math.pi), math.radians(rng.uniform(60, 88))
+        half_side = rng.uniform(120, 400)
+        position = 900 * np.array([math.cos(bearing) * math.cos(height), math.sin(bearing) * math.cos(height), math.sin(height)])
+        radiance = 6.0 * (240 / half_side) ** 2 * rng.uniform(0.7, 1.3)
+        return {
+            "sky": {"type": "constant", "radiance": {"type": "rgb", "value": rng.uniform(0.12, 0.38)}},
             "lamp": {
                 "type": "rectangle",
-                "to_world": mi.ScalarTransform4f().translate([40, -70, 900]).scale(240),
-                "emitter": {"type": "area", "radiance": {"type": "rgb", "value": 6.0}},
+                "to_world": mi.ScalarTransform4f().look_at(origin=position.tolist(), target=[0, 0, 0], up=[0, 0, 1]).scale(half_side),
+                "emitter": {"type": "area", "radiance": {"type": "rgb", "value": radiance}},
             },
+        }
+
+    def scene(self, camera: dict, light: dict, ground: float, objects: dict) -> dict:
+        scene = {
+            "type": "scene",
+            "integrator": self.integrator(objects),
+            "sensor": camera,
             "ground": {
                 "type": "rectangle",
                 "to_world": mi.ScalarTransform4f().scale(400),
                 "bsdf": {"type": "diffuse", "reflectance": {"type": "rgb", "value": ground}},
             },
         }
+        scene.update(light)
         scene.update(objects)
         return scene
 
-    def render(self, camera: dict, objects: dict) -> tuple[np.ndarray, np.ndarray]:
+    @staticmethod
+    def integrator(objects: dict) -> dict:
+        """Path tracing; with volumes inside a die, fewer bounces (light scattered many times
+        inside cloudy plastic adds a glow that converges slowly and costs the most)."""
+        if any("interior" in o for o in objects.values()):
+            return {"type": "volpath", "max_depth": 7}
+        return {"type": "path", "max_depth": 12}
+
+    def render(self, camera: dict, light: dict, objects: dict) -> tuple[np.ndarray, np.ndarray]:
         """F and T of one view (float, linear RGB)."""
         images = []
-        for ground, objs in ((0.0, objects), (1.0, objects), (1.0, {})):
-            scene = mi.load_dict(self.scene(camera, ground, objs))
-            images.append(np.array(mi.render(scene, spp=self.spp), dtype=np.float64)[..., :3])
+        # The ground alone only gives the white level: few samples do.
+        spp = self.spp
+        for ground, objs, spp in ((0.0, objects, spp), (1.0, objects, spp), (1.0, {}, 8)):
+            scene = mi.load_dict(self.scene(camera, light, ground, objs))
+            images.append(np.array(mi.render(scene, spp=spp), dtype=np.float64)[..., :3])
         black, white, alone = images
+        # The bare ground is lit smoothly: its blur is its light without the render's noise.
+        alone = blur(alone, 9)
         white_level = float(np.median(alone))
         foreground = black / white_level
-        transmission = (white - black) / np.maximum(alone, 1e-4)
-        return foreground, np.clip(transmission, 0.0, 1.0)
+        transmission = np.clip((white - black) / np.maximum(alone, 1e-4), 0.0, 1.0)
+        # Whatever shadow reaches the sprite's border fades out before it, never cut.
+        ramp = np.clip(np.minimum(np.arange(self.size), np.arange(self.size)[::-1]) / 8.0, 0.0, 1.0)
+        edge = np.minimum(ramp[:, None], ramp[None, :])[..., None]
+        return foreground, 1.0 - (1.0 - transmission) * edge
 
-    def die_objects(self, tint, value: int, yaw: float) -> dict:
-        rotation = rotation_to_top(value, yaw)
-        centre = np.array([0, 0, DIE_MM / 2])
-        objects = {
-            "die": {
-                "type": "ply",
-                "filename": str(self.tmp / "die.ply"),
-                "to_world": matrix4(rotation, centre),
-                "bsdf": {
-                    "type": "roughdielectric",
-                    "int_ior": 1.49,
-                    "alpha": 0.04,
-                    "specular_transmittance": {"type": "rgb", "value": list(tint)},
-                },
+    def die_objects(self, look: dict, rotation: np.ndarray, centre: np.ndarray, rng: np.random.Generator) -> dict:
+        """A die of `look` (body, pips), turned by `rotation` about its centre at `centre`."""
+        to_world = matrix4(rotation, centre)
+        if look["body"] == "opaque":
+            bsdf = {
+                "type": "roughplastic",
+                "alpha": float(rng.uniform(0.1, 0.3)),
+                "diffuse_reflectance": {"type": "rgb", "value": list(look["color"])},
             }
-        }
+        else:
+            bsdf = {
+                "type": "roughdielectric",
+                "int_ior": 1.49,
+                "alpha": float(rng.uniform(0.15, 0.35) if look["body"] == "frosted" else rng.uniform(0.01, 0.06)),
+                "specular_transmittance": {"type": "rgb", "value": list(look["color"])},
+            }
+        die = {"type": "ply", "filename": str(self.tmp / f"die-{look['corner_mm']}.ply"), "to_world": to_world, "bsdf": bsdf}
+        if look["body"] in ("marbled", "milky"):
+            cloud = [0.5 + 0.5 * c for c in look["color"]]
+            if look["body"] == "marbled":
+                grid_to_world = matrix4(rotation, centre) @ mi.ScalarTransform4f().translate([-DIE_MM / 2] * 3).scale(DIE_MM)
+                sigma_t = {"type": "gridvolume", "grid": mi.VolumeGrid(swirl_grid(rng)), "to_world": grid_to_world}
+                scale = float(rng.uniform(0.15, 0.45))
+            else:
+                sigma_t, scale = 1.0, float(rng.uniform(0.03, 0.12))
+            die["interior"] = {
+                "type": "heterogeneous" if look["body"] == "marbled" else "homogeneous",
+                "albedo": {"type": "rgb", "value": cloud},
+                "sigma_t": sigma_t,
+                "scale": scale,
+            }
+        objects = {"die": die}
         half = DIE_MM / 2
+        pip_bsdf = {"type": "diffuse", "reflectance": {"type": "rgb", "value": list(look["pips"])}}
+        # Engraved pips are paint in hollows: a little smaller, in the dark rim of the hollow.
+        radius = look["pip_mm"] * (0.88 if look["engraved"] else 1.0)
+        rim_bsdf = {"type": "diffuse", "reflectance": {"type": "rgb", "value": [0.15 * c for c in look["pips"]]}}
         for face, normal in FACES.items():
             # Two axes across the face, then the pips in the die's own frame.
             a = np.roll(np.abs(normal), 1)
             b = np.cross(normal, a)
-            for k, (i, j) in enumerate(PIPS[face]):
-                local = normal * (half + 0.04) + (a * i + b * j) * PIP_OFFSET_MM
-                n = rotation @ normal
-                p = rotation @ local + centre
-                z = n / np.linalg.norm(n)
-                x = np.cross([0.3, 0.5, 0.81], z)
-                x /= np.linalg.norm(x)
-                y = np.cross(z, x)
-                frame = np.column_stack([x * PIP_RADIUS_MM, y * PIP_RADIUS_MM, z])
-                objects[f"pip-{face}-{k}"] = {
-                    "type": "disk",
-                    "to_world": matrix4(frame, p),
-                    "bsdf": {"type": "diffuse", "reflectance": {"type": "rgb", "value": 0.85}},
+            n = rotation @ normal
+            z = n / np.linalg.norm(n)
+            x = np.cross([0.3, 0.5, 0.81], z)
+            x /= np.linalg.norm(x)
+            y = np.cross(z, x)
+            if face == 6 and look["emblem"]:
+                # The emblem lies square on the face: its axes are the face's own.
+                frame = np.column_stack([rotation @ a, rotation @ b, z])
+                objects["emblem"] = {
+                    "type": "ply",
+                    "filename": str(self.tmp / "emblem.ply"),
+                    "to_world": matrix4(frame, rotation @ (normal * (half + 0.04)) + centre),
+                    "bsdf": {"type": "twosided", "bsdf": pip_bsdf},
                 }
+                continue
+            for k, (i, j) in enumerate(PIPS[face]):
+                across = (a * i + b * j) * look["pip_offset_mm"]
+                frame = np.column_stack([x * radius, y * radius, z])
+                at = rotation @ (normal * (half + 0.04) + across) + centre
+                objects[f"pip-{face}-{k}"] = {"type": "disk", "to_world": matrix4(frame, at), "bsdf": pip_bsdf}
+                if look["engraved"]:
+                    ring = np.column_stack([x * radius * 1.25, y * radius * 1.25, z])
+                    at = rotation @ (normal * (half + 0.02) + across) + centre
+                    objects[f"rim-{face}-{k}"] = {"type": "disk", "to_world": matrix4(ring, at), "bsdf": rim_bsdf}
         return objects
 
-    def meeple_objects(self, paint, rank: str, yaw: float) -> dict:
+    def meeple_objects(self, paint, rank: str, yaw: float, lying: bool) -> dict:
         c, s = math.cos(yaw), math.sin(yaw)
         rotation = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]])
+        offset = np.zeros(3)
+        if lying:
+            # On its back: height along +y, the 8 mm thickness up; centred where it lies.
+            height = 16.0 if rank == "apprentice" else 20.0
+            rotation = rotation @ np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]])
+            offset = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]]) @ np.array([0.0, height / 2, 4.0])
         objects = {
             "meeple": {
                 "type": "ply",
                 "filename": str(self.tmp / f"meeple-{rank}.ply"),
-                "to_world": matrix4(rotation, [0, 0, 0]),
+                "to_world": matrix4(rotation, offset),
                 "bsdf": {
                     "type": "roughplastic",
                     "alpha": 0.35,
@@ -308,10 +442,31 @@ class Sprites:
             objects["star"] = {
                 "type": "ply",
                 "filename": str(self.tmp / "star.ply"),
-                "to_world": matrix4(rotation, [0, 0, 20.0 * 0.52]),
+                "to_world": matrix4(rotation, rotation @ np.array([0, 0, 20.0 * 0.52]) + offset),
                 "bsdf": {"type": "diffuse", "reflectance": {"type": "rgb", "value": [0.9, 0.8, 0.45]}},
             }
         return objects
+
+
+def die_look(color: str, rng: np.random.Generator) -> dict:
+    """How one die looks: its plastic, edges and pips. Game dice are translucent; "other" dice
+    are translucent in other colours or opaque."""
+    look = {
+        "corner_mm": float(rng.choice(CORNER_RADII_MM)),
+        "pip_mm": float(rng.uniform(*PIP_RADIUS_MM)),
+        "pip_offset_mm": float(rng.uniform(*PIP_OFFSET_MM)),
+        "engraved": bool(rng.random() < 0.4),
+        "emblem": bool(rng.random() < 0.25),
+    }
+    pip_name = "white" if rng.random() < 0.6 else "off-white"
+    look["pips"] = PIP_PAINTS[pip_name]
+    if color == "other" and rng.random() < 0.5:
+        body, pips = OTHER_OPAQUE[rng.integers(len(OTHER_OPAQUE))]
+        look.update(body="opaque", color=body, pips=pips, engraved=False)
+        return look
+    look["body"] = str(rng.choice(list(MATERIALS), p=list(MATERIALS.values())))
+    look["color"] = DIE_TINTS[color] if color != "other" else OTHER_TINTS[rng.integers(len(OTHER_TINTS))]
+    return look
 
 
 def project(origin, target, up, fov_deg: float, size: int, point) -> tuple[float, float]:
@@ -336,74 +491,110 @@ def to_srgb8(linear: np.ndarray) -> np.ndarray:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--size", type=int, default=96, help="sprite side in pixels")
-    parser.add_argument("--spp", type=int, default=96, help="samples per pixel")
-    parser.add_argument("--elevations", default="90,62,40", help="camera elevations in degrees")
-    parser.add_argument("--yaws", type=int, default=4, help="rotations of each die or meeple")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--size", type=int, default=128, help="sprite side in pixels")
+    parser.add_argument("--spp", type=int, default=64, help="samples per pixel")
+    parser.add_argument("--views", type=int, default=10, help="views of each colour and value of the game's dice")
+    parser.add_argument("--other-views", type=int, default=12, help="views of each value of other dice")
+    parser.add_argument("--meeple-views", type=int, default=8, help="views of each meeple standing")
+    parser.add_argument("--lying-views", type=int, default=3, help="views of each meeple lying")
+    parser.add_argument("--tilted", type=float, default=0.25, help="share of dice resting tilted")
+    parser.add_argument("--only", type=int, help="render N sprites drawn at random only (to try settings)")
+    parser.add_argument(
+        "--kinds",
+        default="dice,meeples",
+        help="render these only, keeping the other kind's sprites already in --out; the random"
+        " draws are those of a whole run, so parts rendered apart make the same sprites",
+    )
+    parser.add_argument("--seed", type=int, default=2)
     args = parser.parse_args()
 
     rng = np.random.default_rng(args.seed)
-    elevations = [float(e) for e in args.elevations.split(",")]
-    distance, fov = 600.0, 3.6  # about 38 mm across at the die: near-orthographic
+    distance = 600.0
+    fov = math.degrees(2 * math.atan(VIEW_MM / 2 / distance))  # near-orthographic
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    index = {"format": "tablesight-sprites", "version": 1, "size_px": args.size, "dice": [], "meeples": []}
+    index = {"format": "tablesight-sprites", "version": 2, "size_px": args.size, "dice": [], "meeples": []}
+    kinds = args.kinds.split(",")
+    kept = json.loads((args.out / "sprites.json").read_text()) if set(kinds) != {"dice", "meeples"} else None
+    if kept is not None:
+        index.update({k: kept[k] for k in ("dice", "meeples") if k not in kinds})
+    elevation = lambda: float(rng.uniform(28.0, 90.0))  # noqa: E731
     with tempfile.TemporaryDirectory() as tmp:
         sprites = Sprites(args.size, args.spp, Path(tmp))
         jobs = []
-        for color, tint in DIE_TINTS.items():
+        for color in [*DIE_TINTS, "other"]:
             for value in range(1, 7):
-                for elevation in elevations:
-                    for _ in range(args.yaws):
-                        jobs.append(("dice", color, value, elevation, rng.uniform(0, 2 * math.pi), tint))
-        for color, paint in MEEPLE_PAINTS.items():
+                for _ in range(args.views if color != "other" else args.other_views):
+                    jobs.append(("dice", color, value, elevation(), rng.uniform(0, 2 * math.pi), False))
+        for color in MEEPLE_PAINTS:
             for rank in ("apprentice", "master"):
-                for elevation in elevations:
-                    for _ in range(args.yaws):
-                        jobs.append(("meeples", color, rank, elevation, rng.uniform(0, 2 * math.pi), paint))
+                for lying in [False] * args.meeple_views + [True] * args.lying_views:
+                    jobs.append(("meeples", color, rank, elevation(), rng.uniform(0, 2 * math.pi), lying))
+        if args.only:
+            jobs = [jobs[i] for i in rng.choice(len(jobs), args.only, replace=False)]
         cells = {"dice": [], "meeples": []}
-        for n, (kind, color, what, elevation, yaw, shade) in enumerate(jobs):
-            look_z = DIE_MM / 2 if kind == "dice" else 9.0
-            origin, camera = sprites.camera(elevation, distance, fov, look_z)
+        for n, (kind, color, what, elevation_deg, yaw, lying) in enumerate(jobs):
+            light = sprites.light(rng)
+            entry = {"color": color, "elevation_deg": round(elevation_deg, 2), "yaw_deg": round(math.degrees(yaw), 2)}
             if kind == "dice":
-                objects = sprites.die_objects(shade, what, yaw)
+                look = die_look(color, rng)
+                rotation = rotation_to_top(what, yaw)
+                tilt = 0.0
+                if rng.random() < args.tilted:
+                    tilt = float(rng.uniform(6.0, 28.0))
+                    rotation = tilt_rotation(rng.uniform(0, 360), tilt) @ rotation
+                # Resting on its lowest point.
+                centre = np.array([0.0, 0.0, -float((sprites.cube_vertices[look["corner_mm"]] @ rotation.T)[:, 2].min())])
+                look_z = float(centre[2])
+                objects = sprites.die_objects(look, rotation, centre, rng)
+                entry.update(
+                    value=what,
+                    body=look["body"],
+                    opaque=look["body"] == "opaque",
+                    corner_mm=look["corner_mm"],
+                    pips="engraved" if look["engraved"] else "painted",
+                    emblem=look["emblem"] and what == 6,
+                    tilt_deg=round(tilt, 1),
+                )
             else:
-                objects = sprites.meeple_objects(shade, what, yaw)
-            foreground, transmission = sprites.render(camera, objects)
-            up = [0, 0, 1] if elevation < 89 else [0, 1, 0]
+                look_z = 4.0 if lying else 9.0
+                objects = sprites.meeple_objects(MEEPLE_PAINTS[color], what, yaw, lying)
+                entry.update(rank=what, pose="lying" if lying else "standing")
+            if kind not in kinds:
+                continue
+            origin, camera = sprites.camera(elevation_deg, distance, fov, look_z)
+            foreground, transmission = sprites.render(camera, light, objects)
+            up = [0, 0, 1] if elevation_deg < 89 else [0, 1, 0]
             target = [0, 0, look_z]
             anchor = project(origin, target, up, fov, args.size, [0, 0, 0])
             step = project(origin, target, up, fov, args.size, [1, 0, 0])
-            entry = {
-                "color": color,
-                "elevation_deg": elevation,
-                "yaw_deg": round(math.degrees(yaw), 2),
-                "anchor_px": [round(anchor[0], 3), round(anchor[1], 3)],
-                "px_per_mm": round(math.dist(anchor, step), 5),
-            }
+            entry["anchor_px"] = [round(anchor[0], 3), round(anchor[1], 3)]
+            entry["px_per_mm"] = round(math.dist(anchor, step), 5)
             if kind == "dice":
-                rotation = rotation_to_top(what, yaw)
                 corners = [
-                    project(origin, target, up, fov, args.size, rotation @ np.array([sx, sy, sz]) * DIE_MM / 2 + [0, 0, DIE_MM / 2])
+                    project(origin, target, up, fov, args.size, rotation @ np.array([sx, sy, sz]) * DIE_MM / 2 + centre)
                     for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)
                 ]
                 xs, ys = [c[0] for c in corners], [c[1] for c in corners]
-                entry["value"] = what
                 entry["box_px"] = [round(min(xs), 2), round(min(ys), 2), round(max(xs), 2), round(max(ys), 2)]
-                top = project(origin, target, up, fov, args.size, [0, 0, DIE_MM])
-                entry["top_px"] = [round(top[0], 3), round(top[1], 3)]
-            else:
-                entry["rank"] = what
-                height = 16.0 if what == "apprentice" else 20.0
-                top = project(origin, target, up, fov, args.size, [0, 0, height])
-                entry["top_px"] = [round(top[0], 3), round(top[1], 3)]
+                # The face that shows the value, corner by corner, for checks of what it shows.
+                normal = FACES[what]
+                a = np.roll(np.abs(normal), 1)
+                b = np.cross(normal, a)
+                top = [
+                    project(origin, target, up, fov, args.size, rotation @ ((normal + a * i + b * j) * DIE_MM / 2) + centre)
+                    for i, j in ((-1, -1), (1, -1), (1, 1), (-1, 1))
+                ]
+                entry["top_face_px"] = [[round(x, 2), round(y, 2)] for x, y in top]
+                entry["pip_rgb"] = [round(c, 3) for c in look["pips"]]
             entry["cell"] = len(cells[kind])
             index[kind].append(entry)
             cells[kind].append(np.concatenate([to_srgb8(foreground), to_srgb8(transmission)], axis=0))
-            if n % 24 == 0:
+            if n % 20 == 0:
                 print(f"{n + 1}/{len(jobs)} sprites, {time.time() - started:.0f} s", flush=True)
         for kind, images in cells.items():
+            if kind not in kinds or not images:
+                continue
             columns = 16
             rows = math.ceil(len(images) / columns)
             atlas = np.zeros((rows * 2 * args.size, columns * args.size, 3), dtype=np.uint8)
@@ -412,10 +603,11 @@ def main() -> None:
                 atlas[r * 2 * args.size:(r + 1) * 2 * args.size, c * args.size:(c + 1) * args.size] = image
             Image.fromarray(atlas).save(args.out / f"{kind}.png", optimize=True)
         index["columns"] = 16
-        index["seconds"] = round(time.time() - started, 1)
-        index["command"] = "models/render/render_sprites.py " + " ".join(
-            f"--{k} {v}" for k, v in vars(args).items() if k != "out"
+        index["seconds"] = round(time.time() - started + (kept["seconds"] if kept else 0.0), 1)
+        command = "models/render/render_sprites.py " + " ".join(
+            f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if k != "out" and v is not None
         )
+        index["command"] = command if kept is None else f"{kept['command']}; then {command}"
         (args.out / "sprites.json").write_text(json.dumps(index, indent=1) + "\n")
     print(f"{len(jobs)} sprites in {time.time() - started:.0f} s -> {args.out}")
 

@@ -49,7 +49,12 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=Path("models/reader.onnx"))
     parser.add_argument("--real", type=Path, default=Path("data/real/crops.npz"))
     parser.add_argument("--synth", type=Path, help="crops.npz of rendered scenes (val)")
-    parser.add_argument("--split", default="val", choices=("train", "val"))
+    parser.add_argument(
+        "--split",
+        default="val",
+        choices=("train", "val", "test"),
+        help="test only for a final figure (such as the realism gap), never to choose anything",
+    )
     parser.add_argument("--turns", type=int, default=1, choices=(1, 2, 4))
     parser.add_argument("--sheet", type=Path, help="PNG of the worst value readings")
     args = parser.parse_args()

@@ -37,6 +37,13 @@ def items(labels: dict):
         value = die["die"]["value"] - 1 if visible >= VALUE_VISIBLE else -1
         color = DIE_COLORS.index(die["die"]["color"]) if visible >= COLOR_VISIBLE else -1
         yield die["box_px"], KINDS.index("die"), value, color, -1, -1
+    for die in labels.get("other_dice", []):
+        visible = die["visible"]
+        if visible < MIN_VISIBLE:
+            continue
+        value = die["value"] - 1 if visible >= VALUE_VISIBLE else -1
+        color = DIE_COLORS.index("other") if visible >= COLOR_VISIBLE else -1
+        yield die["box_px"], KINDS.index("die"), value, color, -1, -1
     for meeple in labels["meeples"]:
         if meeple["visible"] < MIN_VISIBLE:
             continue
@@ -46,7 +53,7 @@ def items(labels: dict):
 
 
 def nothing_boxes(labels: dict, width: int, height: int, rng, count: int):
-    boxes = [d["box_px"] for d in labels["dice"]] + [m["box_px"] for m in labels["meeples"]]
+    boxes = [d["box_px"] for d in labels["dice"] + labels.get("other_dice", [])] + [m["box_px"] for m in labels["meeples"]]
     sides = [max(b[2] - b[0], b[3] - b[1]) for b in boxes] or [30.0]
     found = []
     for _ in range(count * 20):

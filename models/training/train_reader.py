@@ -293,7 +293,10 @@ def main() -> None:
         total = 0.0
         history.append(figures)
         print(json.dumps(figures), flush=True)
-        score = sum(sum(figures.get(k, {}).values()) for k in ("real_val_finder", "synth_val", "synth_val_finder"))
+        # Trained on rendered crops alone, the real validation crops are the measure of the
+        # realism gap, so they must not choose the weights.
+        chosen_on = ("synth_val", "synth_val_finder") if args.synth_only else ("real_val_finder", "synth_val", "synth_val_finder")
+        score = sum(sum(figures.get(k, {}).values()) for k in chosen_on)
         if score >= best:
             # Written at once, so a run stopped early still leaves its best weights.
             best = score

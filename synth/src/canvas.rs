@@ -238,13 +238,14 @@ impl Canvas {
             to_canvas(n, n),
         ]);
         let [left, top, right, bottom] = self.clip(all)?;
+        let level = sprite.level(scale);
         let mut object_px = 0;
         for v in top..bottom {
             for u in left..right {
                 let (dx, dy) = ((u as f64 - anchor.x) / scale, (v as f64 - anchor.y) / scale);
                 let sx = cos * dx + sin * dy + sprite.anchor_px[0] - 0.5;
                 let sy = -sin * dx + cos * dy + sprite.anchor_px[1] - 0.5;
-                let Some((f, t, nearest)) = sample(sprite, sx, sy) else {
+                let Some((f, t, nearest)) = sample(sprite, level, sx, sy) else {
                     continue;
                 };
                 let i = v * self.width + u;
@@ -290,13 +291,24 @@ fn bounds_of(points: &[Point2<f64>]) -> [f64; 4] {
     )
 }
 
-/// Bilinear F and T at sprite pixel coordinates (centres at whole numbers), and the nearest
-/// pixel's index; `None` outside the sprite.
-fn sample(sprite: &Sprite, x: f64, y: f64) -> Option<(Rgb, Rgb, usize)> {
-    let n = sprite.size;
-    if x < 0.0 || y < 0.0 || x >= (n - 1) as f64 || y >= (n - 1) as f64 {
+/// Bilinear F and T at sprite pixel coordinates (centres at whole numbers) from the copy
+/// `level` of the sprite (`Sprite::level`), and the nearest pixel's index in the sprite;
+/// `None` outside the sprite.
+pub(crate) fn sample(
+    sprite: &Sprite,
+    (n, foreground, transmission, shrink): (usize, &[Rgb], &[Rgb], f64),
+    sx: f64,
+    sy: f64,
+) -> Option<(Rgb, Rgb, usize)> {
+    let size = sprite.size;
+    if sx < 0.0 || sy < 0.0 || sx >= (size - 1) as f64 || sy >= (size - 1) as f64 {
         return None;
     }
+    let nearest = (sy.round() as usize).min(size - 1) * size + (sx.round() as usize).min(size - 1);
+    let (x, y) = (
+        ((sx + 0.5) * shrink - 0.5).clamp(0.0, (n - 1) as f64 - 1e-9),
+        ((sy + 0.5) * shrink - 0.5).clamp(0.0, (n - 1) as f64 - 1e-9),
+    );
     let (x0, y0) = (x.floor() as usize, y.floor() as usize);
     let (fx, fy) = ((x - x0 as f64) as f32, (y - y0 as f64) as f32);
     let i = y0 * n + x0;
@@ -310,9 +322,8 @@ fn sample(sprite: &Sprite, x: f64, y: f64) -> Option<(Rgb, Rgb, usize)> {
     let mut f = Rgb::BLACK;
     let mut t = Rgb::BLACK;
     for (w, j) in weights.into_iter().zip(indices) {
-        f = f + sprite.foreground[j] * w;
-        t = t + sprite.transmission[j] * w;
+        f = f + foreground[j] * w;
+        t = t + transmission[j] * w;
     }
-    let nearest = (y.round() as usize).min(n - 1) * n + (x.round() as usize).min(n - 1);
     Some((f, t, nearest))
 }

@@ -1,8 +1,9 @@
-//! What else lies on a real table: hands and arms reaching in, playing cards, cups.
+//! What else lies on a real table: hands and arms reaching in, playing cards, cups, dice of
+//! other games.
 
 use calibration::TablePoint;
 use rand::Rng;
-use rules::Die;
+use rules::{Die, DieValue};
 
 use crate::canvas::{Canvas, NOBODY};
 use crate::linear::{Rgb, srgb};
@@ -47,11 +48,19 @@ pub struct Cup {
     pub color: Rgb,
 }
 
+/// A die of another game left lying about (its sprite is one of the "other" dice).
+#[derive(Clone, Debug)]
+pub struct StrayDie {
+    pub center: (f64, f64),
+    pub value: DieValue,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Clutter {
     pub hands: Vec<Hand>,
     pub cards: Vec<Card>,
     pub cups: Vec<Cup>,
+    pub stray_dice: Vec<StrayDie>,
 }
 
 impl Hand {
@@ -212,6 +221,21 @@ impl Clutter {
             );
             clutter.hands.push(Hand::reaching(target, size_mm, rng));
         }
+        if rng.random_bool(0.5) {
+            for _ in 0..rng.random_range(1..4) {
+                let (x, y) = (
+                    rng.random_range(-50.0..w + 50.0),
+                    rng.random_range(-50.0..h + 50.0),
+                );
+                let value = DieValue::new(rng.random_range(1..=6)).expect("1 to 6");
+                if clear(x, y, 20.0) {
+                    clutter.stray_dice.push(StrayDie {
+                        center: (x, y),
+                        value,
+                    });
+                }
+            }
+        }
         clutter
     }
 
@@ -264,7 +288,13 @@ impl Clutter {
     }
 
     /// Hands and arms, above everything else, with whatever they hold.
-    pub fn draw_hands(&self, canvas: &mut Canvas, sprites: &SpriteSheet, rng: &mut impl Rng) {
+    pub fn draw_hands(
+        &self,
+        canvas: &mut Canvas,
+        sprites: &SpriteSheet,
+        emblem_sixes: bool,
+        rng: &mut impl Rng,
+    ) {
         let mut hands: Vec<&Hand> = self.hands.iter().collect();
         hands.sort_by(|a, b| a.height_mm.total_cmp(&b.height_mm));
         for hand in hands {
@@ -273,7 +303,7 @@ impl Clutter {
                 let tip = parts[4].1;
                 let at = TablePoint::on_mat(tip.0, tip.1).at_height(hand.height_mm - 12.0);
                 let elevation = canvas.elevation_deg(at);
-                let sprite = sprites.die(die.color, die.value, elevation, rng);
+                let sprite = sprites.die(die.color, die.value, emblem_sixes, elevation, rng);
                 canvas.draw_sprite(sprite, at, NOBODY);
             }
             canvas.draw_flat(

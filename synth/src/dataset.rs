@@ -18,8 +18,11 @@ use crate::optics::{AutoExposure, Look};
 use crate::scene::{Frame, Scene, Shot, Studio, Truth};
 use crate::surface::TableSurface;
 
+/// Share of the scenes taken from close by (a phone photo, a webcam held near the table).
+const CLOSE_SHARE: f64 = 0.35;
+
 /// A random moment of a random legal game of 2 to 4 players, on a random table, seen by a
-/// random webcam.
+/// random webcam over the mat, or from close by over a tower or the roll area.
 pub fn random_scene(
     studio: &Studio,
     seed: u64,
@@ -28,13 +31,27 @@ pub fn random_scene(
 ) -> Result<Scene, SynthError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let state = random_state(&mut rng)?;
-    Ok(scene_of(
-        studio,
-        &state,
-        seed,
-        Shot::random(&studio.mat, width, height, &mut rng),
-        &mut rng,
-    ))
+    let shot = if rng.random_bool(CLOSE_SHARE) {
+        let zones: Vec<[f64; 4]> = [
+            "tower-a",
+            "tower-b",
+            "tower-c",
+            "tower-central",
+            "roll-area",
+        ]
+        .iter()
+        .filter_map(|name| zone(&studio.mat, name).ok())
+        .collect();
+        let [l, t, r, b] = zones[rng.random_range(0..zones.len())];
+        let target = (
+            (l + r) / 2.0 + rng.random_range(-30.0..30.0),
+            (t + b) / 2.0 + rng.random_range(-30.0..30.0),
+        );
+        Shot::close(target, width, height, &mut rng)
+    } else {
+        Shot::random(&studio.mat, width, height, &mut rng)
+    };
+    Ok(scene_of(studio, &state, seed, shot, &mut rng))
 }
 
 /// A scene of `state` with a random look and clutter.
@@ -69,6 +86,7 @@ pub fn scene_of(
         ),
         table: table.unwrap_or_default(),
         clutter: Clutter::random(studio.mat.size_mm, &keep_clear, rng),
+        emblem_sixes: rng.random_bool(0.25),
         truth: Truth::of(state),
         seed,
     }

@@ -179,6 +179,9 @@ pub fn render_game(
     // the picture.
     let shot = Shot::referee(&studio.mat, request.size.0, request.size.1, &mut rng);
     let mut base = scene_of(studio, &state, request.seed, shot, &mut rng);
+    // The game's own dice, with pips on every face, and no dice of other games about.
+    base.emblem_sixes = false;
+    base.clutter.stray_dice.clear();
     base.clutter.hands.clear();
     base.look.motion = [0.0, 0.0];
     let labels_path = dir.join("labels.jsonl");

@@ -20,11 +20,11 @@ mod scene;
 mod sprites;
 mod surface;
 
-pub use clutter::{Card, Clutter, Cup, Hand};
+pub use clutter::{Card, Clutter, Cup, Hand, StrayDie};
 pub use dataset::{DatasetSummary, random_scene, write_scenes};
 pub use error::SynthError;
 pub use game::{GameRequest, GameSummary, LoggedAction, render_game};
 pub use layout::{Place, TableLayout, lay_out, tower_zone};
 pub use optics::{AutoExposure, Look};
-pub use scene::{DieLabel, Frame, Labels, MeepleLabel, Scene, Shot, Studio, Truth};
+pub use scene::{DieLabel, Frame, Labels, MeepleLabel, OtherDieLabel, Scene, Shot, Studio, Truth};
 pub use sprites::SpriteSheet;

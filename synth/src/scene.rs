@@ -45,6 +45,21 @@ impl Shot {
         )
     }
 
+    /// A close look at `target` (table millimetres), as a phone photo or a webcam held near
+    /// the table takes it: from 35 to 90 degrees up, from any side, 110 to 380 mm of the
+    /// table across the picture, so that dice are 45 to 190 pixels wide at 1280x720.
+    pub fn close(target: (f64, f64), width: usize, height: usize, rng: &mut impl Rng) -> Self {
+        let (fov, intrinsics) = webcam_lens(width, height, rng);
+        let target = Point3::new(target.0, target.1, 0.0);
+        let elevation = rng.random_range(35.0_f64..90.0).to_radians();
+        let azimuth = rng.random_range(0.0..std::f64::consts::TAU);
+        let across_mm = rng.random_range(110.0..380.0);
+        let distance = across_mm / 2.0 / (fov.to_radians() / 2.0).tan();
+        Self::from_eye(
+            width, height, intrinsics, target, distance, elevation, azimuth,
+        )
+    }
+
     /// A webcam set up to referee a game, as the calibration's advice has it: over the
     /// near long side of the mat, 55 to 80 degrees above it, framing the mat's long side
     /// across the picture's width with a little margin, so that dice are as large as the
@@ -128,6 +143,8 @@ pub struct Scene {
     pub paper: Rgb,
     pub table: TableLayout,
     pub clutter: Clutter,
+    /// Whether the dice set draws its six as an emblem, as some board games' dice do.
+    pub emblem_sixes: bool,
     /// The players' colours, the snapshot and the roll of the state drawn.
     pub truth: Truth,
     /// Seeds the textures and the choice of sprites.
@@ -175,6 +192,15 @@ pub struct MeepleLabel {
     pub visible: f64,
 }
 
+/// A die of another game as the frame shows it (its colour is "other").
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OtherDieLabel {
+    pub value: rules::DieValue,
+    pub box_px: [f64; 4],
+    pub table_mm: TablePoint,
+    pub visible: f64,
+}
+
 /// The labels of one frame.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Labels {
@@ -185,6 +211,9 @@ pub struct Labels {
     pub camera: Camera,
     pub dice: Vec<DieLabel>,
     pub meeples: Vec<MeepleLabel>,
+    /// Dice of other games lying about.
+    #[serde(default)]
+    pub other_dice: Vec<OtherDieLabel>,
     /// Hands in view (each covers part of the table).
     pub hands: usize,
     pub truth: Truth,
@@ -301,6 +330,10 @@ impl Studio {
                 groups.push((depth(meeple.at), vec![Item::Meeple(m)]));
             }
         }
+        for (s, stray) in scene.clutter.stray_dice.iter().enumerate() {
+            let at = TablePoint::on_mat(stray.center.0, stray.center.1);
+            groups.push((depth(at), vec![Item::Stray(s)]));
+        }
         for (c, cup) in scene.clutter.cups.iter().enumerate() {
             groups.push((
                 depth(TablePoint::on_mat(cup.center.0, cup.center.1)),
@@ -311,6 +344,7 @@ impl Studio {
 
         let mut drawn_dice = vec![None; scene.table.dice.len()];
         let mut drawn_meeples = vec![None; scene.table.meeples.len()];
+        let mut drawn_strays = vec![None; scene.clutter.stray_dice.len()];
         for item in groups.into_iter().flat_map(|(_, items)| items) {
             match item {
                 Item::Floor(i) => draw_floor(&mut canvas, &scene.table.floors[i]),
@@ -320,6 +354,7 @@ impl Studio {
                     let sprite = self.sprites.die(
                         placed.die.color,
                         placed.die.value,
+                        scene.emblem_sixes,
                         elevation,
                         &mut piece_rng(scene.seed, placed.at),
                     );
@@ -328,13 +363,26 @@ impl Studio {
                 Item::Meeple(m) => {
                     let placed = &scene.table.meeples[m];
                     let elevation = canvas.elevation_deg(placed.at);
+                    let rng = &mut piece_rng(scene.seed, placed.at);
+                    // Half the meeples in a reserve lie where they were dropped.
+                    let lying =
+                        matches!(placed.place, Place::Reserve { .. }) && rng.random_bool(0.5);
                     let sprite = self.sprites.meeple(
                         placed.meeple.player,
                         placed.meeple.rank,
+                        lying,
                         elevation,
-                        &mut piece_rng(scene.seed, placed.at),
+                        rng,
                     );
                     drawn_meeples[m] = canvas.draw_sprite(sprite, placed.at, meeple_id(m));
+                }
+                Item::Stray(s) => {
+                    let stray = &scene.clutter.stray_dice[s];
+                    let at = TablePoint::on_mat(stray.center.0, stray.center.1);
+                    let elevation = canvas.elevation_deg(at);
+                    let rng = &mut piece_rng(scene.seed, at);
+                    let sprite = self.sprites.other_die(stray.value, elevation, rng);
+                    drawn_strays[s] = canvas.draw_sprite(sprite, at, stray_id(s));
                 }
                 Item::Cup(c) => scene.clutter.cups[c].draw(&mut canvas),
             }
@@ -342,6 +390,7 @@ impl Studio {
         scene.clutter.draw_hands(
             &mut canvas,
             &self.sprites,
+            scene.emblem_sixes,
             &mut piece_rng(scene.seed, TablePoint::on_mat(0.0, 0.0)),
         );
 
@@ -414,6 +463,20 @@ impl Studio {
                 }
             }
         }
+        let mut other_dice = Vec::new();
+        for (s, stray) in scene.clutter.stray_dice.iter().enumerate() {
+            if let Some(drawn) = &drawn_strays[s] {
+                let (box_px, visible) = frame_box(&canvas, drawn, stray_id(s));
+                if visible > 0.0 {
+                    other_dice.push(OtherDieLabel {
+                        value: stray.value,
+                        box_px,
+                        table_mm: TablePoint::on_mat(stray.center.0, stray.center.1),
+                        visible,
+                    });
+                }
+            }
+        }
         let jpeg = develop(&canvas, &camera, width, height, &scene.look, exposure, rng)?;
         Ok(Frame {
             jpeg,
@@ -425,6 +488,7 @@ impl Studio {
                 camera,
                 dice,
                 meeples,
+                other_dice,
                 hands: scene.clutter.hands.len(),
                 truth: scene.truth.clone(),
             },
@@ -444,6 +508,7 @@ enum Item {
     Floor(usize),
     Die(usize),
     Meeple(usize),
+    Stray(usize),
     Cup(usize),
 }
 
@@ -453,6 +518,10 @@ fn die_id(index: usize) -> u32 {
 
 fn meeple_id(index: usize) -> u32 {
     0x10000 + index as u32
+}
+
+fn stray_id(index: usize) -> u32 {
+    0x20000 + index as u32
 }
 
 /// The bounds of a polygon, grown by `margin` mm.
@@ -566,5 +635,37 @@ pub fn player_paint(player: PlayerColor) -> Rgb {
         PlayerColor::Green => srgb(40, 130, 60),
         PlayerColor::Red => srgb(180, 35, 30),
         PlayerColor::Yellow => srgb(230, 185, 30),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use super::*;
+
+    #[test]
+    fn a_close_shot_shows_a_die_45_to_190_px_wide_at_720p() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..200 {
+            let shot = Shot::close((300.0, 200.0), 1280, 720, &mut rng);
+            let at = |dx: f64| {
+                shot.camera
+                    .project(TablePoint::on_mat(300.0 + dx, 200.0))
+                    .unwrap()
+            };
+            // A 16 mm die's width across the middle of the picture, whichever way it turns.
+            let (left, right) = (at(-DIE_MM / 2.0), at(DIE_MM / 2.0));
+            let (up, down) = (
+                shot.camera
+                    .project(TablePoint::on_mat(300.0, 200.0 - DIE_MM / 2.0))
+                    .unwrap(),
+                shot.camera
+                    .project(TablePoint::on_mat(300.0, 200.0 + DIE_MM / 2.0))
+                    .unwrap(),
+            );
+            let width = (right - left).norm().max((down - up).norm());
+            assert!((40.0..200.0).contains(&width), "a die {width:.0} px wide");
+        }
     }
 }
