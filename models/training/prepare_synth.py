@@ -57,7 +57,7 @@ def nothing_boxes(labels: dict, width: int, height: int, rng, count: int):
     sides = [max(b[2] - b[0], b[3] - b[1]) for b in boxes] or [30.0]
     found = []
     for _ in range(count * 20):
-        side = float(rng.choice(sides)) * rng.uniform(0.7, 1.5)
+        side = min(float(rng.choice(sides)) * rng.uniform(0.7, 1.5), 0.9 * min(width, height))
         cx, cy = rng.uniform(side / 2, width - side / 2), rng.uniform(side / 2, height - side / 2)
         if all(
             max(abs(cx - (b[0] + b[2]) / 2), abs(cy - (b[1] + b[3]) / 2)) > 0.9 * max(s, side)
