@@ -1,5 +1,5 @@
 //! What else lies on a real table: hands and arms reaching in, playing cards, cups, dice of
-//! other games.
+//! other games, a dice tray.
 
 use calibration::TablePoint;
 use rand::Rng;
@@ -55,12 +55,23 @@ pub struct StrayDie {
     pub value: DieValue,
 }
 
+/// A dice tray lined with felt around the roll area, its low rim seen from above.
+#[derive(Clone, Debug)]
+pub struct Tray {
+    /// The lining's left, top, right, bottom in mat millimetres.
+    pub inside: [f64; 4],
+    pub rim_mm: f64,
+    pub lining: Rgb,
+    pub rim: Rgb,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Clutter {
     pub hands: Vec<Hand>,
     pub cards: Vec<Card>,
     pub cups: Vec<Cup>,
     pub stray_dice: Vec<StrayDie>,
+    pub tray: Option<Tray>,
 }
 
 impl Hand {
@@ -140,6 +151,54 @@ impl Hand {
             .map(|(x, y)| (x + shift.0, y + shift.1))
             .collect();
         bounds(&points, 45.0)
+    }
+}
+
+impl Tray {
+    /// A tray a little larger than `zone` (mat millimetres), felt of a random colour in a rim
+    /// of wood, leather or plastic.
+    pub fn around(zone: [f64; 4], rng: &mut impl Rng) -> Self {
+        let margin = rng.random_range(8.0..30.0);
+        let rims = [
+            srgb(120, 78, 45),
+            srgb(70, 42, 28),
+            srgb(30, 30, 32),
+            srgb(150, 110, 70),
+        ];
+        Self {
+            inside: [
+                zone[0] - margin,
+                zone[1] - margin,
+                zone[2] + margin,
+                zone[3] + margin,
+            ],
+            rim_mm: rng.random_range(8.0..20.0),
+            lining: hue(rng.random_range(0.0..1.0))
+                .mix(Rgb::gray(0.15), rng.random_range(0.3..0.9))
+                .scale(rng.random_range(0.3..1.0)),
+            rim: rims[rng.random_range(0..rims.len())],
+        }
+    }
+
+    fn draw(&self, canvas: &mut Canvas) {
+        let [l, t, r, b] = self.inside;
+        let w = self.rim_mm;
+        canvas.draw_flat(0.2, [l - w, t - w, r + w, b + w], NOBODY, |x, y| {
+            // Distance inside the lining's edge (negative on the rim).
+            let depth = (x - l).min(r - x).min(y - t).min(b - y);
+            if depth < -w {
+                return None;
+            }
+            if depth < 0.0 {
+                // The rim's top catches the light towards its outer edge.
+                let lit = 0.8 + 0.35 * (-depth / w) as f32;
+                return Some((self.rim.scale(lit), 1.0));
+            }
+            let felt = 0.85 + fractal(x / 2.5, y / 2.5, 17) * 0.3;
+            // The rim's inner wall shades the lining near it.
+            let shade = 0.55 + 0.45 * (depth / 12.0).clamp(0.0, 1.0) as f32;
+            Some((self.lining.scale(felt * shade), 1.0))
+        });
     }
 }
 
@@ -239,8 +298,11 @@ impl Clutter {
         clutter
     }
 
-    /// Cards, lying on the mat or the table.
+    /// The tray and cards, lying on the mat or the table.
     pub fn draw_flat(&self, canvas: &mut Canvas) {
+        if let Some(tray) = &self.tray {
+            tray.draw(canvas);
+        }
         for card in &self.cards {
             let face = hue(card.hue).mix(Rgb::gray(0.5), 0.4);
             canvas.draw_flat(0.4, bounds(&card.corners, 1.0), NOBODY, |x, y| {

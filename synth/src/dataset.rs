@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use rules::{GameSetup, GameState, PlayerColor, TileCatalogue, random_game};
 use serde::Serialize;
 
-use crate::clutter::Clutter;
+use crate::clutter::{Clutter, Tray};
 use crate::error::SynthError;
 use crate::layout::{lay_out, zone};
 use crate::linear::srgb;
@@ -20,6 +20,10 @@ use crate::surface::TableSurface;
 
 /// Share of the scenes taken from close by (a phone photo, a webcam held near the table).
 const CLOSE_SHARE: f64 = 0.35;
+/// The share of dataset scenes with no mat on the table (dice on wood, cloth, a game box).
+const BARE_SHARE: f64 = 0.15;
+/// The share of dataset scenes whose roll area lies in a dice tray.
+const TRAY_SHARE: f64 = 0.2;
 
 /// A random moment of a random legal game of 2 to 4 players, on a random table, seen by a
 /// random webcam over the mat, or from close by over a tower or the roll area.
@@ -51,7 +55,18 @@ pub fn random_scene(
     } else {
         Shot::random(&studio.mat, width, height, &mut rng)
     };
-    Ok(scene_of(studio, &state, seed, shot, &mut rng))
+    let mut scene = scene_of(studio, &state, seed, shot, &mut rng);
+    if rng.random_bool(BARE_SHARE) {
+        scene.mat = false;
+        if rng.random_bool(0.4) {
+            scene.surface = TableSurface::printed(&mut rng);
+        }
+    }
+    if rng.random_bool(TRAY_SHARE) {
+        let roll = zone(&studio.mat, "roll-area")?;
+        scene.clutter.tray = Some(Tray::around(roll, &mut rng));
+    }
+    Ok(scene)
 }
 
 /// A scene of `state` with a random look and clutter.
@@ -79,6 +94,7 @@ pub fn scene_of(
         shot,
         look: Look::random(rng),
         surface: TableSurface::random(rng),
+        mat: true,
         paper: srgb(
             paper_level,
             paper_level - rng.random_range(0..12),

@@ -5,7 +5,7 @@
 //!
 //! Dice and meeples are sprites rendered by a physically based renderer (Mitsuba 3, see
 //! `models/render/render_sprites.py`); this crate places them in perspective on the printed
-//! mat with tower floors, spellbooks and clutter, then takes the picture through a webcam
+//! mat (or a bare table) with tower floors, spellbooks and clutter, then takes the picture through a webcam
 //! model. Nothing here reads a camera or a file except where the caller asks to write one.
 
 mod canvas;
@@ -20,7 +20,7 @@ mod scene;
 mod sprites;
 mod surface;
 
-pub use clutter::{Card, Clutter, Cup, Hand, StrayDie};
+pub use clutter::{Card, Clutter, Cup, Hand, StrayDie, Tray};
 pub use dataset::{DatasetSummary, random_scene, write_scenes};
 pub use error::SynthError;
 pub use game::{GameRequest, GameSummary, LoggedAction, render_game};
@@ -28,3 +28,4 @@ pub use layout::{Place, TableLayout, lay_out, tower_zone};
 pub use optics::{AutoExposure, Look};
 pub use scene::{DieLabel, Frame, Labels, MeepleLabel, OtherDieLabel, Scene, Shot, Studio, Truth};
 pub use sprites::SpriteSheet;
+pub use surface::TableSurface;

@@ -140,6 +140,8 @@ pub struct Scene {
     pub shot: Shot,
     pub look: Look,
     pub surface: TableSurface,
+    /// Whether the printed mat lies on the table: photos of dice are taken without it too.
+    pub mat: bool,
     pub paper: Rgb,
     pub table: TableLayout,
     pub clutter: Clutter,
@@ -265,8 +267,10 @@ impl Studio {
         let surface = scene.surface;
         canvas.fill_table(
             |x, y| {
-                printed
-                    .color(x, y, seed)
+                scene
+                    .mat
+                    .then(|| printed.color(x, y, seed))
+                    .flatten()
                     .unwrap_or_else(|| surface.color(x, y, seed))
             },
             Rgb::gray(0.2),

@@ -1,5 +1,5 @@
-//! What flat things look like: the table under the mat, the printed mat, the tower floor
-//! tiles, the spellbook boards and playing cards. Colours are linear reflectances.
+//! What flat things look like: the table under the mat (or a game box's printed lid), the
+//! printed mat, the tower floor tiles, the spellbook boards and playing cards. Colours are linear reflectances.
 
 use calibration::MatArtwork;
 use rand::Rng;
@@ -55,6 +55,13 @@ pub enum TableSurface {
     Felt {
         color: Rgb,
     },
+    /// Printed cardboard: the lid of a game box or another game's board, bold shapes of two
+    /// colours with fine print.
+    Printed {
+        base: Rgb,
+        accent: Rgb,
+        shape_mm: f64,
+    },
 }
 
 impl TableSurface {
@@ -88,6 +95,16 @@ impl TableSurface {
         }
     }
 
+    /// A game box's lid or another game's board to put dice on.
+    pub fn printed(rng: &mut impl Rng) -> Self {
+        let base = hue(rng.random_range(0.0..1.0)).mix(Rgb::gray(0.5), rng.random_range(0.2..0.8));
+        TableSurface::Printed {
+            base: base.scale(rng.random_range(0.3..1.0)),
+            accent: hue(rng.random_range(0.0..1.0)).mix(Rgb::gray(0.9), rng.random_range(0.0..0.7)),
+            shape_mm: rng.random_range(25.0..90.0),
+        }
+    }
+
     pub fn color(&self, x: f64, y: f64, seed: u32) -> Rgb {
         match *self {
             TableSurface::Wood {
@@ -114,6 +131,16 @@ impl TableSurface {
             ),
             TableSurface::Felt { color } => {
                 color.scale(0.85 + fractal(x / 3.0, y / 3.0, seed) * 0.3)
+            }
+            TableSurface::Printed {
+                base,
+                accent,
+                shape_mm,
+            } => {
+                let shapes = fractal(x / shape_mm, y / shape_mm, seed);
+                let edge = ((shapes - 0.5) * 14.0).clamp(-0.5, 0.5) + 0.5;
+                let print = noise(x / 0.9, y / 0.9, seed + 5) * 0.1;
+                base.mix(accent, edge).scale(0.9 + print)
             }
         }
     }
