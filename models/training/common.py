@@ -138,6 +138,64 @@ def fold_batch_norms(module: nn.Module) -> nn.Module:
     return module
 
 
+@torch.no_grad()
+def init_from_onnx(model: nn.Module, path, x: torch.Tensor) -> None:
+    """The weights of an exported model (batch norms folded into its convolutions) put back
+    into `model`, so that a shipped model trains on. The ONNX convolutions are matched to the
+    model's in the order it runs them; each gets its folded weights, and the batch norm after
+    it the mean and spread of that convolution's output on the inputs `x`, so that it hands on
+    what the folded convolution gave (plus its bias) and still learns in training. Linear
+    layers are copied by name."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    folded = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    batch_norm_after = {}
+    for module in model.modules():
+        if isinstance(module, nn.Sequential):
+            layers = list(module)
+            for a, b in zip(layers, layers[1:]):
+                if isinstance(a, nn.Conv2d) and isinstance(b, nn.BatchNorm2d):
+                    batch_norm_after[a] = b
+    order: list[nn.Conv2d] = []
+    hooks = [m.register_forward_pre_hook(lambda m, _: order.append(m)) for m in model.modules() if isinstance(m, nn.Conv2d)]
+    model.eval()
+    model(x[:1])
+    for hook in hooks:
+        hook.remove()
+    if len(order) != len(folded):
+        raise SystemExit(f"{path}: {len(folded)} convolutions, the model has {len(order)}")
+    bias_of = {}
+    for conv_layer, (weight, bias) in zip(order, folded):
+        if weight.shape != conv_layer.weight.shape:
+            raise SystemExit(f"{path}: a convolution of shape {tuple(weight.shape)}, expected {tuple(conv_layer.weight.shape)}")
+        conv_layer.weight.copy_(weight)
+        if conv_layer in batch_norm_after:
+            bias_of[batch_norm_after[conv_layer]] = bias
+        else:
+            conv_layer.bias.copy_(bias)
+
+    def fit(bn: nn.BatchNorm2d, inputs) -> None:
+        z = inputs[0]
+        mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3), unbiased=False)
+        bn.running_mean.copy_(mean)
+        bn.running_var.copy_(var)
+        bn.weight.copy_(torch.sqrt(var + bn.eps))
+        bn.bias.copy_(mean + bias_of[bn])
+
+    hooks = [bn.register_forward_pre_hook(fit) for bn in bias_of]
+    model(x)
+    for hook in hooks:
+        hook.remove()
+    for name, module in model.named_modules():
+        if isinstance(module, nn.Linear):
+            module.weight.copy_(weights[f"{name}.weight"])
+            module.bias.copy_(weights[f"{name}.bias"])
+    model.train()
+
+
 def fold(conv_layer: nn.Conv2d, bn: nn.BatchNorm2d) -> nn.Conv2d:
     scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
     fused = nn.Conv2d(

@@ -27,7 +27,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image, ImageOps
 
-from common import FINDER_CLASSES, FINDER_LONG_PX, FINDER_STRIDE, Finder, fold_batch_norms
+from common import FINDER_CLASSES, FINDER_LONG_PX, FINDER_STRIDE, Finder, fold_batch_norms, init_from_onnx
 
 FINDER_CROP_PX = 256
 CACHE_LONG_PX = 640
@@ -149,6 +149,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=24)
     parser.add_argument("--lr", type=float, default=4e-3)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--init", type=Path, help="start from an exported finder (.onnx) or an earlier run's .pt")
     parser.add_argument("--out", type=Path, default=Path("models/finder.onnx"))
     args = parser.parse_args()
     torch.manual_seed(args.seed)
@@ -160,8 +161,13 @@ def main() -> None:
     print(f"{len(real)} real and {len(synth)} rendered pictures loaded in {time.time() - started:.0f} s", flush=True)
 
     model = Finder()
-    with torch.no_grad():
-        model.out.bias[: len(FINDER_CLASSES)].fill_(-4.0)
+    if args.init and args.init.suffix == ".onnx":
+        init_from_onnx(model, args.init, batch_of(synth + real, rng, 32, FINDER_CROP_PX)[0])
+    elif args.init:
+        model.load_state_dict(torch.load(args.init))
+    else:
+        with torch.no_grad():
+            model.out.bias[: len(FINDER_CLASSES)].fill_(-4.0)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.steps)
     history = []

@@ -38,6 +38,7 @@ from common import (
     READER_PX,
     Reader,
     fold_batch_norms,
+    init_from_onnx,
 )
 
 # Hues (degrees) of the game's dice in the rendered sprites, and hues that no game die has.
@@ -315,43 +316,6 @@ def save(state: dict[str, torch.Tensor], args: argparse.Namespace) -> None:
     model.load_state_dict(state)
     model.eval()
     export(model, args.out)
-
-
-@torch.no_grad()
-def init_from_onnx(model: Reader, path: Path, x: torch.Tensor) -> None:
-    """The weights of an exported reader (batch norms folded into its convolutions) put back
-    into `model`: each convolution gets its folded weights, and each batch norm the mean and
-    spread of that convolution's output on the crops `x`, so that in training it hands on
-    what the folded convolution gave (plus its bias). Lets a shipped model train on."""
-    import onnx
-    from onnx import numpy_helper
-
-    graph = onnx.load(str(path)).graph
-    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
-    folded = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
-    blocks = [m for m in model.features if isinstance(m, torch.nn.Sequential)]
-    if len(blocks) != len(folded):
-        raise SystemExit(f"{path}: {len(folded)} convolutions, the reader of this width has {len(blocks)}")
-    layers = iter(folded)
-    for layer in model.features:
-        if not isinstance(layer, torch.nn.Sequential):
-            x = layer(x)
-            continue
-        conv_layer, bn = layer[0], layer[1]
-        weight, bias = next(layers)
-        if weight.shape != conv_layer.weight.shape:
-            raise SystemExit(f"{path}: a convolution of shape {tuple(weight.shape)}, expected {tuple(conv_layer.weight.shape)}")
-        conv_layer.weight.copy_(weight)
-        z = conv_layer(x)
-        mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3), unbiased=False)
-        bn.running_mean.copy_(mean)
-        bn.running_var.copy_(var)
-        bn.weight.copy_(torch.sqrt(var + bn.eps))
-        bn.bias.copy_(mean + bias)
-        x = torch.relu(z + bias[None, :, None, None])
-    state = model.state_dict()
-    for name in ("head.1.weight", "head.1.bias", "head.3.weight", "head.3.bias"):
-        state[name].copy_(weights[name])
 
 
 def export(model: torch.nn.Module, path: Path) -> None:
