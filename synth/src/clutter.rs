@@ -286,7 +286,7 @@ impl Clutter {
                     rng.random_range(-50.0..w + 50.0),
                     rng.random_range(-50.0..h + 50.0),
                 );
-                let value = DieValue::new(rng.random_range(1..=6)).expect("1 to 6");
+                let value = DieValue::ALL[rng.random_range(0..6)];
                 if clear(x, y, 20.0) {
                     clutter.stray_dice.push(StrayDie {
                         center: (x, y),

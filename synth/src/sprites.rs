@@ -9,7 +9,6 @@
 
 use image::ImageFormat;
 use rand::Rng;
-use rand::seq::IndexedRandom;
 use rules::{DieColor, DieValue, PlayerColor, Rank};
 use serde::Deserialize;
 
@@ -320,10 +319,8 @@ fn nearest<'a>(
     let best = group.clone().map(off).fold(f64::INFINITY, f64::min);
     let slack = best.max(ELEVATION_SLACK_DEG) + 1e-9;
     let candidates: Vec<&Sprite> = group.filter(|s| off(s) <= slack).collect();
-    candidates
-        .choose(rng)
-        .copied()
-        .expect("every group holds sprites (checked on loading)")
+    // Every group holds sprites (checked on loading), so the nearest is among them.
+    candidates[rng.random_range(0..candidates.len())]
 }
 
 fn decode(png: &[u8]) -> Result<image::RgbImage, SynthError> {
