@@ -20,11 +20,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use calibration::MatLayout;
+use calibration::{MatLayout, MatPlace};
 use egui::{Color32, ColorImage, Pos2, Rect, Vec2};
 use image::RgbImage;
 use referee::{Desync, Flag, Referee, RefereeEvent, RefereeSettings};
-use rules::{Action, GameRecord, TileCatalogue};
+use rules::{Action, GameRecord, PillarIndex, TileCatalogue, TowerId};
 use vision::{CameraStatus, DiceReader, FrameSource, Reading, SourceEvent};
 
 use crate::observe::TableReader;
@@ -231,6 +231,24 @@ pub struct OverlayItem {
     pub tag: String,
     pub color: Color32,
     pub uncertain: bool,
+    /// The tower pillar it stands on, when the calibration put it on one.
+    pub pillar: Option<(TowerId, PillarIndex)>,
+}
+
+impl OverlayItem {
+    /// Whether `flag` concerns the pillar this item stands on: the flagged move is drawn
+    /// where it happened.
+    pub fn flagged_by(&self, flag: &Flag) -> bool {
+        self.pillar.is_some() && self.pillar == flag.tower.zip(flag.pillar)
+    }
+}
+
+/// The tower pillar of a place of the mat.
+fn pillar_of(place: Option<&MatPlace>) -> Option<(TowerId, PillarIndex)> {
+    match crate::observe::game_place(place, &[]) {
+        referee::Place::Tower { tower, pillar, .. } => Some((tower, pillar)),
+        _ => None,
+    }
 }
 
 /// The readings of a frame as overlay items: dice first, then meeples.
@@ -255,6 +273,7 @@ pub fn overlay_items(reading: &Reading) -> Vec<OverlayItem> {
         ),
         color: die_overlay_color(die.color),
         uncertain: die.uncertain,
+        pillar: pillar_of(die.place.as_ref()),
     });
     let meeples = reading.meeples.iter().map(|meeple| OverlayItem {
         kind: "meeple",
@@ -285,6 +304,7 @@ pub fn overlay_items(reading: &Reading) -> Vec<OverlayItem> {
             vision::MeepleColor::Yellow => rules::PlayerColor::Yellow,
         }),
         uncertain: meeple.uncertain,
+        pillar: pillar_of(meeple.place.as_ref()),
     });
     dice.chain(meeples).collect()
 }
@@ -773,7 +793,11 @@ mod tests {
                 value_confidence: 0.95,
                 color_confidence: 0.97,
                 uncertain: false,
-                place: None,
+                place: Some(MatPlace::Tower {
+                    tower: "tower-b".into(),
+                    level: 2,
+                    pillar: 3,
+                }),
             }],
             meeples: vec![MeepleReading {
                 player: vision::MeepleColor::Red,
@@ -802,6 +826,34 @@ mod tests {
         assert_eq!(items[1].label, "red master 41 % ?");
         assert!(items[1].uncertain);
         assert_eq!(items[1].box_px, [300.0, 100.0, 330.0, 150.0]);
+        assert_eq!(items[0].pillar, Some((TowerId::B, PillarIndex::Third)));
+        assert_eq!(items[1].pillar, None);
+    }
+
+    #[test]
+    fn a_flag_marks_the_items_on_its_pillar() {
+        let items = overlay_items(&reading());
+        let flag = |place: serde_json::Value| -> Flag {
+            let mut flag = serde_json::json!({
+                "frame": 7,
+                "violation": "the die has no meeple beside it",
+                "rule": "a die is placed with a meeple",
+                "can_override": false,
+            });
+            flag.as_object_mut()
+                .unwrap()
+                .extend(place.as_object().unwrap().clone());
+            serde_json::from_value(flag).unwrap()
+        };
+        let at = |tower: TowerId, pillar: PillarIndex| {
+            flag(serde_json::json!({ "tower": tower, "pillar": pillar }))
+        };
+        assert!(items[0].flagged_by(&at(TowerId::B, PillarIndex::Third)));
+        assert!(!items[0].flagged_by(&at(TowerId::B, PillarIndex::First)));
+        assert!(!items[0].flagged_by(&at(TowerId::C, PillarIndex::Third)));
+        assert!(!items[0].flagged_by(&flag(serde_json::json!({}))));
+        // The meeple stands on no pillar.
+        assert!(!items[1].flagged_by(&at(TowerId::B, PillarIndex::Third)));
     }
 
     #[test]

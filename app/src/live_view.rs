@@ -208,9 +208,27 @@ fn image_ui(live: &mut LiveSession, snapshot: &LiveSnapshot, ui: &mut Ui) {
         .as_ref()
         .map(|f| overlay_items(&f.reading))
         .unwrap_or_default();
+    let flag = snapshot.referee.active_flag.as_ref();
     for (i, item) in items.iter().enumerate() {
         let rect = screen_rect(item.box_px, image_size, shown).expand(1.5);
         overlay_box(&painter, rect, item.color, item.uncertain);
+        let at_flag = flag.is_some_and(|flag| item.flagged_by(flag));
+        if at_flag {
+            // The flagged move where it happened: a red ring and the word under the box.
+            painter.rect_stroke(
+                rect.expand(3.0),
+                4.0,
+                Stroke::new(3.0, FLAG_RED),
+                StrokeKind::Outside,
+            );
+            painter.text(
+                rect.center_bottom() + Vec2::new(0.0, 5.0),
+                Align2::CENTER_TOP,
+                "ILLEGAL",
+                FontId::proportional(11.0),
+                FLAG_RED,
+            );
+        }
         let tag = item.tag.as_str();
         let galley =
             painter.layout_no_wrap(tag.to_owned(), FontId::proportional(10.0), Color32::WHITE);
@@ -218,7 +236,11 @@ fn image_ui(live: &mut LiveSession, snapshot: &LiveSnapshot, ui: &mut Ui) {
         let back = Rect::from_min_size(at, galley.size()).expand(1.0);
         painter.rect_filled(back, 2.0, item.color.gamma_multiply(0.8).to_opaque());
         painter.galley(at, galley, Color32::WHITE);
-        let label = format!("{}: {}", item.kind, item.label);
+        let label = if at_flag {
+            format!("{}: {} (the flagged move)", item.kind, item.label)
+        } else {
+            format!("{}: {}", item.kind, item.label)
+        };
         ui.interact(rect, response.id.with(i), Sense::hover())
             .on_hover_text(&label)
             .widget_info(|| WidgetInfo::labeled(Role::Image, true, &label));
