@@ -13,6 +13,9 @@ use crate::sprites::Sprite;
 
 /// No object: the table, the mat, or something unlabelled.
 pub const NOBODY: u32 = 0;
+/// The share of the light through a sprite's object that comes from all of the table behind
+/// it rather than from the point straight behind.
+const SCATTERED: f32 = 0.8;
 
 pub struct Canvas {
     pub width: usize,
@@ -249,18 +252,47 @@ impl Canvas {
         ]);
         let [left, top, right, bottom] = self.clip(all)?;
         let level = sprite.level(scale);
+        let to_sprite = |u: usize, v: usize| {
+            let (dx, dy) = ((u as f64 - anchor.x) / scale, (v as f64 - anchor.y) / scale);
+            (
+                cos * dx + sin * dy + sprite.anchor_px[0] - 0.5,
+                -sin * dx + cos * dy + sprite.anchor_px[1] - 0.5,
+            )
+        };
+        // What a translucent die lets through is the table behind it scattered by its body:
+        // a line of the mat does not run straight through a die. The mean of the table under
+        // the object stands in for most of it.
+        let (mut behind, mut count) = (Rgb::BLACK, 0.0_f32);
+        for v in top..bottom {
+            for u in left..right {
+                let (sx, sy) = to_sprite(u, v);
+                let (ix, iy) = (sx.round(), sy.round());
+                if (0.0..n).contains(&ix)
+                    && (0.0..n).contains(&iy)
+                    && sprite.is_object(iy as usize * size + ix as usize)
+                {
+                    behind = behind + self.pixels[v * self.width + u];
+                    count += 1.0;
+                }
+            }
+        }
+        let behind = behind.scale(1.0 / count.max(1.0));
         let mut object_px = 0;
         for v in top..bottom {
             for u in left..right {
-                let (dx, dy) = ((u as f64 - anchor.x) / scale, (v as f64 - anchor.y) / scale);
-                let sx = cos * dx + sin * dy + sprite.anchor_px[0] - 0.5;
-                let sy = -sin * dx + cos * dy + sprite.anchor_px[1] - 0.5;
+                let (sx, sy) = to_sprite(u, v);
                 let Some((f, t, nearest)) = sample(sprite, level, sx, sy) else {
                     continue;
                 };
                 let i = v * self.width + u;
-                self.pixels[i] = f + t * self.pixels[i];
-                if sprite.is_object(nearest) {
+                let object = sprite.is_object(nearest);
+                let through = if object {
+                    self.pixels[i].mix(behind, SCATTERED)
+                } else {
+                    self.pixels[i]
+                };
+                self.pixels[i] = f + t * through;
+                if object {
                     self.ids[i] = id;
                     object_px += 1;
                 }
