@@ -437,50 +437,55 @@ impl Studio {
             let shown = canvas.pixels_of(id) as f64 / drawn.object_px.max(1) as f64;
             (clipped, (shown * inside).clamp(0.0, 1.0))
         };
-        let mut dice = Vec::new();
-        for (d, placed) in scene.table.dice.iter().enumerate() {
-            if let Some(drawn) = &drawn_dice[d] {
-                let (box_px, visible) = frame_box(&canvas, drawn, die_id(d));
-                if visible > 0.0 {
-                    dice.push(DieLabel {
-                        die: placed.die,
-                        box_px,
-                        table_mm: placed.at,
-                        place: placed.place,
-                        visible,
-                    });
+        // Each drawn piece still in view: its index, box and visible share.
+        let in_view = |drawn: &[Option<crate::canvas::Drawn>], id: fn(usize) -> u32| {
+            drawn
+                .iter()
+                .enumerate()
+                .filter_map(|(i, d)| {
+                    let (box_px, visible) = frame_box(&canvas, d.as_ref()?, id(i));
+                    (visible > 0.0).then_some((i, box_px, visible))
+                })
+                .collect::<Vec<_>>()
+        };
+        let dice = in_view(&drawn_dice, die_id)
+            .into_iter()
+            .map(|(d, box_px, visible)| {
+                let placed = &scene.table.dice[d];
+                DieLabel {
+                    die: placed.die,
+                    box_px,
+                    table_mm: placed.at,
+                    place: placed.place,
+                    visible,
                 }
-            }
-        }
-        let mut meeples = Vec::new();
-        for (m, placed) in scene.table.meeples.iter().enumerate() {
-            if let Some(drawn) = &drawn_meeples[m] {
-                let (box_px, visible) = frame_box(&canvas, drawn, meeple_id(m));
-                if visible > 0.0 {
-                    meeples.push(MeepleLabel {
-                        meeple: placed.meeple,
-                        box_px,
-                        table_mm: placed.at,
-                        place: placed.place,
-                        visible,
-                    });
+            })
+            .collect();
+        let meeples = in_view(&drawn_meeples, meeple_id)
+            .into_iter()
+            .map(|(m, box_px, visible)| {
+                let placed = &scene.table.meeples[m];
+                MeepleLabel {
+                    meeple: placed.meeple,
+                    box_px,
+                    table_mm: placed.at,
+                    place: placed.place,
+                    visible,
                 }
-            }
-        }
-        let mut other_dice = Vec::new();
-        for (s, stray) in scene.clutter.stray_dice.iter().enumerate() {
-            if let Some(drawn) = &drawn_strays[s] {
-                let (box_px, visible) = frame_box(&canvas, drawn, stray_id(s));
-                if visible > 0.0 {
-                    other_dice.push(OtherDieLabel {
-                        value: stray.value,
-                        box_px,
-                        table_mm: TablePoint::on_mat(stray.center.0, stray.center.1),
-                        visible,
-                    });
+            })
+            .collect();
+        let other_dice = in_view(&drawn_strays, stray_id)
+            .into_iter()
+            .map(|(s, box_px, visible)| {
+                let stray = &scene.clutter.stray_dice[s];
+                OtherDieLabel {
+                    value: stray.value,
+                    box_px,
+                    table_mm: TablePoint::on_mat(stray.center.0, stray.center.1),
+                    visible,
                 }
-            }
-        }
+            })
+            .collect();
         let jpeg = develop(&canvas, &camera, width, height, &scene.look, exposure, rng)?;
         Ok(Frame {
             jpeg,
