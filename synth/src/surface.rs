@@ -55,8 +55,8 @@ pub enum TableSurface {
     Felt {
         color: Rgb,
     },
-    /// Printed cardboard: the lid of a game box or another game's board, bold shapes of two
-    /// colours with fine print.
+    /// Printed cardboard: the lid of a game box or another game's board, shapes of two
+    /// colours far larger than a piece, soft-edged, with fine print.
     Printed {
         base: Rgb,
         accent: Rgb,
@@ -101,7 +101,7 @@ impl TableSurface {
         TableSurface::Printed {
             base: base.scale(rng.random_range(0.3..1.0)),
             accent: hue(rng.random_range(0.0..1.0)).mix(Rgb::gray(0.9), rng.random_range(0.0..0.7)),
-            shape_mm: rng.random_range(25.0..90.0),
+            shape_mm: rng.random_range(90.0..250.0),
         }
     }
 
@@ -138,7 +138,7 @@ impl TableSurface {
                 shape_mm,
             } => {
                 let shapes = fractal(x / shape_mm, y / shape_mm, seed);
-                let edge = ((shapes - 0.5) * 14.0).clamp(-0.5, 0.5) + 0.5;
+                let edge = ((shapes - 0.5) * 5.0).clamp(-0.5, 0.5) + 0.5;
                 let print = noise(x / 0.9, y / 0.9, seed + 5) * 0.1;
                 base.mix(accent, edge).scale(0.9 + print)
             }
