@@ -266,11 +266,7 @@ impl Canvas {
         for v in top..bottom {
             for u in left..right {
                 let (sx, sy) = to_sprite(u, v);
-                let (ix, iy) = (sx.round(), sy.round());
-                if (0.0..n).contains(&ix)
-                    && (0.0..n).contains(&iy)
-                    && sprite.is_object(iy as usize * size + ix as usize)
-                {
+                if nearest_pixel(size, sx, sy).is_some_and(|i| sprite.is_object(i)) {
                     behind = behind + self.pixels[v * self.width + u];
                     count += 1.0;
                 }
@@ -333,6 +329,14 @@ fn bounds_of(points: &[Point2<f64>]) -> [f64; 4] {
     )
 }
 
+/// The index of the sprite pixel nearest to sprite pixel coordinates (centres at whole
+/// numbers); `None` outside the sprite.
+fn nearest_pixel(size: usize, sx: f64, sy: f64) -> Option<usize> {
+    let (x, y) = (sx.round(), sy.round());
+    let n = size as f64;
+    ((0.0..n).contains(&x) && (0.0..n).contains(&y)).then(|| y as usize * size + x as usize)
+}
+
 /// Bilinear F and T at sprite pixel coordinates (centres at whole numbers) from the copy
 /// `level` of the sprite (`Sprite::level`), and the nearest pixel's index in the sprite;
 /// `None` outside the sprite.
@@ -346,7 +350,7 @@ pub(crate) fn sample(
     if sx < 0.0 || sy < 0.0 || sx >= (size - 1) as f64 || sy >= (size - 1) as f64 {
         return None;
     }
-    let nearest = (sy.round() as usize).min(size - 1) * size + (sx.round() as usize).min(size - 1);
+    let nearest = nearest_pixel(size, sx, sy)?;
     let (x, y) = (
         ((sx + 0.5) * shrink - 0.5).clamp(0.0, (n - 1) as f64 - 1e-9),
         ((sy + 0.5) * shrink - 0.5).clamp(0.0, (n - 1) as f64 - 1e-9),
