@@ -140,7 +140,8 @@ enum Command {
     },
     /// Referees a recorded game headless: confirmed actions, illegal moves, desyncs.
     Referee {
-        /// A folder of frames, frame-NNNNN.jpg (as `tablesight synth game` writes them).
+        /// A folder of frames, frame-NNNNN.jpg (as `tablesight synth game` writes them), or
+        /// a file of readings written by --save-readings (refereed again without the reader).
         frames: PathBuf,
         /// A game record: only its set-up is used (players, first player, tiles, stack).
         #[arg(long)]
@@ -174,6 +175,10 @@ enum Command {
         /// Print one JSON object: actions, flags, desyncs, notes, prestige.
         #[arg(long)]
         json: bool,
+        /// Write each frame's reading (what the referee is given, before the vote) to FILE,
+        /// a line of JSON per frame.
+        #[arg(long)]
+        save_readings: Option<PathBuf>,
     },
     /// Referees the live table headless: a camera (or a recording at its own pace) through
     /// the reader, the calibration and the referee; prints each confirmed action, flag and
@@ -384,6 +389,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             settle_frames,
             vote_frames,
             json,
+            save_readings,
         } => referee_cli::referee(
             out,
             &referee_cli::RefereeOptions {
@@ -399,6 +405,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                 fps,
                 settle_frames,
                 vote_frames,
+                save_readings: save_readings.as_deref(),
             },
         ),
         Command::Watch {
@@ -429,6 +436,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                     fps,
                     settle_frames: 3,
                     vote_frames: 5,
+                    save_readings: None,
                 },
             )
         }

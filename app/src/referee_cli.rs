@@ -6,7 +6,11 @@
 //! Each frame goes through the reader and the calibration (a saved one, or the mat's
 //! markers fitted in the first frames that show enough of them), exactly as a camera's
 //! frames do, and the readings are voted over the last frames before the referee sees
-//! them. With `--oracle` the referee reads each frame's true labels (`labels.jsonl`: the
+//! them. `--save-readings FILE` writes each frame's reading (the referee's observation,
+//! before the vote) as a line of JSON; FRAMES may be such a file instead of a folder, to
+//! referee the same readings again without the reader (seconds instead of minutes, for
+//! work on the referee; the reader placed pieces at the floors of the game it followed
+//! then, so a referee that follows another game may be given other places). With `--oracle` the referee reads each frame's true labels (`labels.jsonl`: the
 //! dice and meeples with their places, and the hands in view) instead: the referee alone,
 //! without the reader's errors. It never reads the labels' `truth` nor `game.json` (the
 //! answer). `--setup` takes a game record and uses only its set-up.
@@ -63,6 +67,8 @@ pub struct RefereeOptions<'a> {
     pub settle_frames: u32,
     /// Frames each reading is voted with (the reader path; the oracle is never voted).
     pub vote_frames: u32,
+    /// Where to write each frame's reading, a line of JSON per frame.
+    pub save_readings: Option<&'a Path>,
 }
 
 /// Only the set-up of a game record: its actions are never read.
@@ -183,6 +189,11 @@ enum Eyes {
         path: PathBuf,
         lines: std::io::Lines<BufReader<File>>,
     },
+    /// Readings saved by `--save-readings`, an observation per line.
+    Saved {
+        path: PathBuf,
+        lines: std::io::Lines<BufReader<File>>,
+    },
     /// The frames' pixels (a camera, a recording, a rendered game), through the reader and
     /// the calibration.
     Reader {
@@ -212,6 +223,20 @@ impl Eyes {
                 return Ok(Self::Oracle {
                     path,
                     lines: BufReader::new(file).lines(),
+                });
+            }
+            Source::Frames(file) if file.is_file() => {
+                if options.oracle {
+                    bail!(
+                        "--oracle reads the labels of a rendered game's folder, not a file of readings"
+                    );
+                }
+                let lines = File::open(file)
+                    .with_context(|| format!("cannot read {}", file.display()))?;
+                eprintln!("referee the readings of {}", file.display());
+                return Ok(Self::Saved {
+                    path: file.to_path_buf(),
+                    lines: BufReader::new(lines).lines(),
                 });
             }
             Source::Frames(dir) => {
@@ -260,6 +285,23 @@ impl Eyes {
                 let labels: OracleFrame = serde_json::from_str(&line)
                     .with_context(|| format!("{} line {}", path.display(), frame + 1))?;
                 observation_of(frame, fps, &labels).map(Some)
+            }
+            Self::Saved { path, lines } => {
+                let Some(line) = lines.next() else {
+                    return Ok(None);
+                };
+                let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+                let observation: Observation = serde_json::from_str(&line)
+                    .with_context(|| format!("{} line {}", path.display(), frame + 1))?;
+                if observation.frame != frame {
+                    bail!(
+                        "{} line {} is the reading of frame {}: a file of readings has every frame in order",
+                        path.display(),
+                        frame + 1,
+                        observation.frame
+                    );
+                }
+                Ok(Some(observation))
             }
             Self::Reader {
                 source,
@@ -354,6 +396,12 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
             referee.record().actions.len()
         );
     }
+    let mut readings = match options.save_readings {
+        Some(path) => Some(std::io::BufWriter::new(File::create(path).with_context(
+            || format!("cannot write {}", path.display()),
+        )?)),
+        None => None,
+    };
     let started = Instant::now();
     let mut frames = 0u64;
     loop {
@@ -363,6 +411,10 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
             break;
         };
         frames += 1;
+        if let Some(readings) = &mut readings {
+            serde_json::to_writer(&mut *readings, &observation)?;
+            writeln!(readings)?;
+        }
         if skip {
             continue;
         }
@@ -378,6 +430,9 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
                 write_event(out, &referee, event)?;
             }
         }
+    }
+    if let Some(mut readings) = readings {
+        readings.flush()?;
     }
     let seconds = started.elapsed().as_secs_f64();
     let state = referee.state();

@@ -373,3 +373,93 @@ fn a_killed_referee_resumes_from_its_journal() {
         assert!(stderr.contains(expected), "{stderr}");
     }
 }
+
+#[test]
+fn saved_readings_are_refereed_again_as_they_were_read() {
+    let dir = short_game();
+    let work = scratch("readings");
+    let readings = work.join("readings.jsonl");
+    let frames = dir.to_string_lossy().into_owned();
+    let setup = dir.join("record.json").to_string_lossy().into_owned();
+    let saved = readings.to_string_lossy().into_owned();
+    let run = |args: &[&str]| {
+        let (code, stdout, stderr) = tablesight(args);
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_str::<Value>(&stdout).unwrap()
+    };
+    let oracle = run(&[
+        "referee",
+        &frames,
+        "--setup",
+        &setup,
+        "--oracle",
+        "--json",
+        "--save-readings",
+        &saved,
+    ]);
+    // The oracle's readings are not voted: neither are they read again.
+    let again = run(&[
+        "referee",
+        &saved,
+        "--setup",
+        &setup,
+        "--json",
+        "--vote-frames",
+        "1",
+    ]);
+    for key in ["actions", "flags", "desyncs", "prestige"] {
+        assert_eq!(again[key], oracle[key], "{key}");
+    }
+    // A damaged line is named.
+    let text = std::fs::read_to_string(&readings).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[3] = "{\"frame\": 3, \"dice\": 7}";
+    std::fs::write(&readings, lines.join("\n")).unwrap();
+    let (code, _, stderr) = tablesight(&["referee", &saved, "--setup", &setup, "--json"]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("line 4"), "{stderr}");
+}
+
+/// The reader's own readings of a rendered game (`tests/fixtures/readings`): a die of the
+/// roll that the reader was unsure of is put right when the spellbook space of its bonus
+/// shows its value, instead of a false flag on the bonus.
+#[test]
+fn a_roll_die_read_unsure_is_put_right_by_what_followed() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/readings");
+    let readings = fixtures.join("g13-readings.jsonl");
+    let record = fixtures.join("g13-record.json");
+    let (code, stdout, stderr) = tablesight(&[
+        "referee",
+        &readings.to_string_lossy(),
+        "--setup",
+        &record.to_string_lossy(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let output: Value = serde_json::from_str(&stdout).unwrap();
+    let truth = read_json(&record);
+    let amended: Vec<&Value> = (output["notes"].as_array().unwrap().iter())
+        .filter(|n| n["kind"] == "amended")
+        .collect();
+    let [note] = amended.as_slice() else {
+        panic!("one amendment expected: {:#}", output["notes"]);
+    };
+    let text = note["text"].as_str().unwrap();
+    assert!(
+        text.contains("yellow 4") && text.contains("yellow 5"),
+        "{text}"
+    );
+    // The yellow 5's placement, Red's master to the spellbook and the end of the turn, as
+    // they happened.
+    let actions = |v: &Value| v["actions"].as_array().unwrap()[1..4].to_vec();
+    assert_eq!(actions(&output), actions(&truth));
+    // The only flag is the staged placement (a yellow die on tower A, frames 53-74).
+    let flags = output["flags"].as_array().unwrap();
+    assert!(!flags.is_empty());
+    for flag in flags {
+        let frame = flag["frame"].as_u64().unwrap();
+        assert!((53..=74).contains(&frame), "{flag:#}");
+        assert_eq!(flag["tower"], "a", "{flag:#}");
+    }
+}
+

@@ -7,7 +7,7 @@ use rules::{
     TowerId, Violation,
 };
 
-use crate::view::{Expected, Mismatch, Piece, Seen, compare, dice_difference};
+use crate::view::{Expected, Mismatch, Piece, Seen, compare, dice_difference, meeple_difference};
 
 /// How far the search looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -435,16 +435,7 @@ fn attempts_from(state: &GameState, seen: &Seen) -> Vec<Attempt> {
             let look = &expected.pillars[tower.index()][pillar.index()];
             let (dice, meeples) = seen.on_pillar(tower, level, pillar);
             let (missing_dice, extra_dice) = dice_difference(&look.dice, &dice);
-            let mut missing_meeples = look.meeples.clone();
-            let mut extra_meeples = Vec::new();
-            for m in &meeples {
-                match missing_meeples.iter().position(|x| x == m) {
-                    Some(i) => {
-                        missing_meeples.remove(i);
-                    }
-                    None => extra_meeples.push(*m),
-                }
-            }
+            let (missing_meeples, extra_meeples) = meeple_difference(&look.meeples, &meeples);
             // A die comes from the roll (a die moved from elsewhere is no move of the game).
             if !missing_dice.is_empty()
                 || !missing_meeples.is_empty()
@@ -529,7 +520,7 @@ fn attempts_from(state: &GameState, seen: &Seen) -> Vec<Attempt> {
             .get(&(player, spell))
             .cloned()
             .unwrap_or_default();
-        let extra: Vec<Meeple> = got.iter().filter(|m| !want.contains(m)).copied().collect();
+        let (_, extra) = meeple_difference(&want, &got);
         let [meeple] = extra.as_slice() else {
             continue;
         };

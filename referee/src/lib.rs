@@ -7,6 +7,7 @@
 //! It knows the rules and what the camera sees (as an [`Observation`], in the words of the
 //! game); it never knows the GUI, files or clocks (times come with the frames).
 
+mod amend;
 mod error;
 mod explain;
 mod journal;

@@ -7,6 +7,7 @@ use rules::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::amend::{Amendment, amendments};
 use crate::error::RefereeError;
 use crate::explain::{Attempt, SearchLimits, Solution, explain, illegal_attempt};
 use crate::journal::{JournalNotes, NotesFile, digest};
@@ -145,6 +146,9 @@ pub enum NoteKind {
     /// The table went back to before moves already confirmed: they were taken back and
     /// left the record.
     TakenBack,
+    /// A die of the roll was read unsure, and what followed showed it otherwise: the roll
+    /// and the actions after it were confirmed again with the die put right.
+    Amended,
 }
 
 /// What one frame changed.
@@ -191,6 +195,9 @@ pub struct Referee {
     /// explained (each as many times as one table showed it, in the order first read): a
     /// throw whose dice one table does not all show is completed by the tables before it.
     roll_before: Vec<Die>,
+    /// The dice of the round's roll that no settled table read surely when it was
+    /// confirmed: what follows may show them otherwise (see [`crate::amend`]).
+    roll_unsure: Vec<Die>,
 }
 
 impl Referee {
@@ -215,6 +222,7 @@ impl Referee {
             pending: Vec::new(),
             history: Vec::new(),
             roll_before: Vec::new(),
+            roll_unsure: Vec::new(),
         })
     }
 
@@ -282,6 +290,8 @@ impl Referee {
             pending,
             history,
             roll_before: Vec::new(),
+            // Not kept in the journal: after a restart the roll stands as recorded.
+            roll_unsure: Vec::new(),
         })
     }
 
@@ -361,30 +371,57 @@ impl Referee {
     }
 
     fn judge(&mut self, observation: &Observation) -> Vec<RefereeEvent> {
-        let frame = observation.frame;
         let mut seen = Seen::of(observation);
         seen.roll_before.clone_from(&self.roll_before);
+        let roll_at = self.roll_at();
+        let sure = seen.sure_roll();
+        let events = self.judge_seen(&seen, observation.frame);
+        if self.roll_at() != roll_at {
+            self.roll_unsure = match self.roll_at().map(|at| &self.record.actions[at]) {
+                Some(Action::Roll { dice }) => without(dice, &sure),
+                _ => Vec::new(),
+            };
+        }
+        events
+    }
+
+    /// Where the round's roll is in the record.
+    fn roll_at(&self) -> Option<usize> {
+        self.record
+            .actions
+            .iter()
+            .rposition(|a| matches!(a, Action::Roll { .. }))
+    }
+
+    fn judge_seen(&mut self, seen: &Seen, frame: u64) -> Vec<RefereeEvent> {
         let mut events = Vec::new();
         let pending = std::mem::take(&mut self.pending);
-        let solutions = self.explained(&pending, &seen);
+        let solutions = self.explained(&pending, seen);
         if !solutions.is_empty() {
-            self.settle_on(&solutions, &seen, frame, &mut events);
+            self.settle_on(&solutions, seen, frame, &mut events);
             return events;
         }
-        self.remember_roll(&seen);
-        if pending.is_empty() && self.throw_unseen(&seen) {
+        self.remember_roll(seen);
+        if pending.is_empty() && self.throw_unseen(seen) {
             // Dice being thrown, or some of them hidden: the next tables will show the
             // whole roll.
             return events;
         }
-        if let Some(attempt) = illegal_attempt(&self.state, &pending, &seen) {
+        let amended = self.amendments(seen);
+        if let Some((amendment, solutions)) = explained_by_one(&amended) {
+            let amendment = amendment.clone();
+            self.amend(&amendment, frame, &mut events);
+            self.settle_on(&solutions, seen, frame, &mut events);
+            return events;
+        }
+        if let Some(attempt) = illegal_attempt(&self.state, &pending, seen) {
             self.flag(attempt, pending, frame, &mut events);
             return events;
         }
-        if let Some((count, solutions)) = self.taken_back(&seen) {
+        if let Some((count, solutions)) = self.taken_back(seen) {
             self.roll_before.clear();
             self.take_back(count, frame, &mut events);
-            self.accept(&solutions, &seen, frame, &mut events);
+            self.accept(&solutions, seen, frame, &mut events);
             self.clear_flag(frame, FlagOutcome::Played, &mut events);
             self.resolve_desync(frame, &mut events);
             return events;
@@ -401,8 +438,20 @@ impl Referee {
                 return events;
             }
         }
+        // An illegal move, once an unsure die of the roll is read otherwise.
+        let attempts: Vec<(&Amendment, Attempt)> = amended
+            .iter()
+            .filter(|(_, solutions)| solutions.is_empty())
+            .filter_map(|(a, _)| Some((a, illegal_attempt(&a.state, &[], seen)?)))
+            .collect();
+        if let [(amendment, attempt)] = attempts.as_slice() {
+            let (amendment, attempt) = ((*amendment).clone(), attempt.clone());
+            self.amend(&amendment, frame, &mut events);
+            self.flag(attempt, Vec::new(), frame, &mut events);
+            return events;
+        }
         self.clear_flag(frame, FlagOutcome::Unexplained, &mut events);
-        let differences = compare(&Expected::of(&self.state), &seen, true).words;
+        let differences = compare(&Expected::of(&self.state), seen, true).words;
         if self
             .active_desync()
             .is_some_and(|d| d.differences == differences)
@@ -544,6 +593,17 @@ impl Referee {
             .filter(|s| seen.reserve_difference(&s.state) == fewest)
             .cloned()
             .collect();
+        // Then the reader's guesses: of the explanations that unsure readings allow, those
+        // that agree with what the reader thought most likely.
+        let guesses = seen.best_guesses();
+        let disagreements =
+            |s: &Solution| compare(&Expected::of(&s.state), &guesses, false).count;
+        let fewest = solutions.iter().map(disagreements).min().unwrap_or(0);
+        let solutions: Vec<Solution> = solutions
+            .iter()
+            .filter(|s| disagreements(s) == fewest)
+            .cloned()
+            .collect();
         let Some(first) = solutions.first() else {
             return;
         };
@@ -660,14 +720,10 @@ impl Referee {
 
     fn take_back(&mut self, count: usize, frame: u64, events: &mut Vec<RefereeEvent>) {
         let keep = self.record.actions.len().saturating_sub(count);
-        let Some(state) = self.history.get(keep).cloned() else {
+        let removed = self.unconfirm(count, frame, events);
+        if removed.is_empty() {
             return;
-        };
-        self.state = state;
-        self.history.truncate(keep);
-        self.confirmed_at.truncate(keep);
-        self.record.overridden.retain(|&i| i < keep);
-        let removed = self.record.actions.split_off(keep);
+        }
         self.notes.push(Note {
             removed: removed.clone(),
             frame,
@@ -683,13 +739,81 @@ impl Referee {
             ),
         });
         events.push(RefereeEvent::Noted(self.notes.len() - 1));
-        for (i, action) in removed.into_iter().enumerate().rev() {
+    }
+
+    /// Takes the last `count` actions out of the record (none if there are fewer).
+    fn unconfirm(
+        &mut self,
+        count: usize,
+        frame: u64,
+        events: &mut Vec<RefereeEvent>,
+    ) -> Vec<Action> {
+        let keep = self.record.actions.len().saturating_sub(count);
+        let Some(state) = self.history.get(keep).cloned() else {
+            return Vec::new();
+        };
+        self.state = state;
+        self.history.truncate(keep);
+        self.confirmed_at.truncate(keep);
+        self.record.overridden.retain(|&i| i < keep);
+        let removed = self.record.actions.split_off(keep);
+        for (i, action) in removed.iter().enumerate().rev() {
             events.push(RefereeEvent::TakenBack {
                 frame,
                 index: keep + i,
-                action,
+                action: action.clone(),
             });
         }
+        removed
+    }
+
+    /// The games the round could be with one unsure die of its roll read otherwise, and
+    /// the legal sequences from each to `seen` (empty when none explains it).
+    fn amendments(&self, seen: &Seen) -> Vec<(Amendment, Vec<Solution>)> {
+        let Some(at) = self.roll_at().filter(|_| !self.roll_unsure.is_empty()) else {
+            return Vec::new();
+        };
+        let Some(before) = self.history.get(at) else {
+            return Vec::new();
+        };
+        let colors = seen.unexpected_colors(&Expected::of(&self.state));
+        // A smaller budget: this runs only when nothing explains the table as read.
+        let limits = SearchLimits {
+            node_budget: self.settings.search.node_budget / 10,
+            ..self.settings.search
+        };
+        amendments(before, &self.record.actions[at..], &self.roll_unsure, &colors)
+            .into_iter()
+            .map(|a| {
+                let solutions = explain(&a.state, seen, limits);
+                (a, solutions)
+            })
+            .collect()
+    }
+
+    /// Puts the round right with `amendment`: the roll and what followed taken out of the
+    /// record and confirmed again with the die as it is now known, and a note that says so.
+    fn amend(&mut self, amendment: &Amendment, frame: u64, events: &mut Vec<RefereeEvent>) {
+        let Some(at) = self.roll_at() else {
+            return;
+        };
+        self.pending.clear();
+        self.unconfirm(self.record.actions.len() - at, frame, events);
+        self.confirm(&amendment.actions, frame, events);
+        if let Some(i) = self.roll_unsure.iter().position(|d| *d == amendment.was) {
+            self.roll_unsure.remove(i);
+        }
+        self.notes.push(Note {
+            frame,
+            kind: NoteKind::Amended,
+            actions: (at..at + amendment.actions.len()).collect(),
+            text: format!(
+                "The {} of the roll was read unsure; what followed shows the {}: the record is put right.",
+                amendment.was, amendment.is
+            ),
+            removed: Vec::new(),
+        });
+        events.push(RefereeEvent::Noted(self.notes.len() - 1));
     }
 
     fn clear_flag(&mut self, frame: u64, outcome: FlagOutcome, events: &mut Vec<RefereeEvent>) {
@@ -759,6 +883,10 @@ impl Referee {
                 .map_err(|e| RefereeError::Illegal(format!("{action}: {}", e.violation)))?;
         }
         let mut events = Vec::new();
+        if actions.iter().any(|a| matches!(a, Action::Roll { .. })) {
+            // The user named the dice.
+            self.roll_unsure.clear();
+        }
         self.confirm(actions, frame, &mut events);
         self.clear_flag(frame, FlagOutcome::Played, &mut events);
         self.resolve_desync(frame, &mut events);
@@ -799,6 +927,28 @@ fn future_key(state: &GameState) -> serde_json::Value {
         }
     }
     value
+}
+
+/// `dice` less `sure` (each die of `sure` takes one of `dice` away).
+fn without(dice: &[Die], sure: &[Die]) -> Vec<Die> {
+    let mut rest = dice.to_vec();
+    for die in sure {
+        if let Some(i) = rest.iter().position(|d| d == die) {
+            rest.remove(i);
+        }
+    }
+    rest
+}
+
+/// The one amendment whose game explains the table (several that lead to the same game
+/// count as one: the same die put right on the same pillar); `None` when none or games
+/// that differ do.
+fn explained_by_one(amended: &[(Amendment, Vec<Solution>)]) -> Option<(&Amendment, Vec<Solution>)> {
+    let mut explaining = amended.iter().filter(|(_, s)| !s.is_empty());
+    let (first, solutions) = explaining.next()?;
+    let key = |s: &[Solution]| s.first().map(|s| future_key(&s.state));
+    let same = explaining.all(|(_, other)| key(other) == key(solutions));
+    same.then(|| (first, solutions.clone()))
 }
 
 fn common_prefix(solutions: &[Solution]) -> usize {
@@ -981,6 +1131,85 @@ mod tests {
         let read = misread(die, &rolled_dice(&roll));
         let (mut referee, mut frame) = rolled_table(&setup, &start, &rolled);
         let after = read_as(Observation::perfect(&placed, 0, 0.0), die, pillar, read);
+        show(&mut referee, &after, &mut frame);
+        assert_eq!(referee.record().actions, vec![roll, place]);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
+    #[test]
+    fn a_roll_die_read_unsure_is_put_right_by_a_sure_reading_on_its_pillar() {
+        let (setup, start, roll, rolled, place, placed) = opening(5);
+        let (die, pillar) = placement(&place);
+        let dice = rolled_dice(&roll);
+        let wrong = rules::DieValue::ALL
+            .into_iter()
+            .map(|value| Die::new(die.color, value))
+            .find(|d| !dice.contains(d))
+            .unwrap();
+        let mut referee = referee(&setup);
+        let mut frame = 0;
+        show(
+            &mut referee,
+            &Observation::perfect(&start, 0, 0.0),
+            &mut frame,
+        );
+        let mut throw = read_as(
+            Observation::perfect(&rolled, 0, 0.0),
+            die,
+            Place::RollArea,
+            wrong,
+        );
+        for seen in &mut throw.dice {
+            seen.uncertain = seen.die == wrong;
+        }
+        show(&mut referee, &throw, &mut frame);
+        // The roll as read: the guess stands until something shows otherwise.
+        assert!(rolled_dice(&referee.record().actions[0]).contains(&wrong));
+        show(
+            &mut referee,
+            &Observation::perfect(&placed, 0, 0.0),
+            &mut frame,
+        );
+        assert_eq!(referee.record().actions, vec![roll, place]);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+        let note = referee.notes().last().unwrap();
+        assert_eq!(note.kind, NoteKind::Amended, "{}", note.text);
+        assert!(note.text.contains(&wrong.to_string()), "{}", note.text);
+        // A die read surely is never put right: the same reading, sure, is the roll.
+        let mut referee = self::referee(&setup);
+        let mut frame = 0;
+        show(
+            &mut referee,
+            &Observation::perfect(&start, 0, 0.0),
+            &mut frame,
+        );
+        for seen in &mut throw.dice {
+            seen.uncertain = false;
+        }
+        show(&mut referee, &throw, &mut frame);
+        show(
+            &mut referee,
+            &Observation::perfect(&placed, 0, 0.0),
+            &mut frame,
+        );
+        assert!(rolled_dice(&referee.record().actions[0]).contains(&wrong));
+        assert!(referee.notes().iter().all(|n| n.kind != NoteKind::Amended));
+    }
+
+    #[test]
+    fn a_meeple_read_unsure_in_the_other_rank_is_the_one_the_reserve_lacks() {
+        let (setup, start, roll, rolled, place, placed) = opening(5);
+        let (_, pillar) = placement(&place);
+        let (mut referee, mut frame) = rolled_table(&setup, &start, &rolled);
+        let mut after = Observation::perfect(&placed, 0, 0.0);
+        let seen = (after.meeples.iter_mut())
+            .find(|m| m.place == pillar)
+            .unwrap();
+        seen.meeple.rank = match seen.meeple.rank {
+            rules::Rank::Apprentice => rules::Rank::Master,
+            rules::Rank::Master => rules::Rank::Apprentice,
+        };
+        seen.uncertain = true;
         show(&mut referee, &after, &mut frame);
         assert_eq!(referee.record().actions, vec![roll, place]);
         assert!(referee.desyncs().is_empty() && referee.flags().is_empty());

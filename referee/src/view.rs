@@ -12,7 +12,8 @@
 use std::collections::BTreeMap;
 
 use rules::{
-    Action, BonusTarget, Die, GameState, Meeple, PillarIndex, PlayerColor, SpellId, TowerId,
+    Action, BonusTarget, Die, DieColor, GameState, Meeple, PillarIndex, PlayerColor, SpellId,
+    TowerId,
 };
 
 use crate::observation::{Observation, Place};
@@ -21,6 +22,15 @@ use crate::observation::{Observation, Place};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Reading {
     pub die: Die,
+    pub uncertain: bool,
+}
+
+/// A meeple as the comparison sees it: an uncertain reading matches a meeple of its player
+/// of either rank (the reader tells an apprentice from a master by a star a few pixels
+/// wide).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct MeepleReading {
+    pub meeple: Meeple,
     pub uncertain: bool,
 }
 
@@ -152,7 +162,7 @@ fn remove<T: PartialEq>(items: &mut Vec<T>, item: &T) -> Option<()> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Piece {
     Die(Reading),
-    Meeple(Meeple),
+    Meeple(MeepleReading),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -170,7 +180,7 @@ pub(crate) struct Seen {
     /// In the order the reading lists them (the roll's order when it is confirmed).
     pub roll: Vec<Reading>,
     pub pool: Vec<Reading>,
-    pub spellbooks: BTreeMap<(PlayerColor, SpellId), Vec<Meeple>>,
+    pub spellbooks: BTreeMap<(PlayerColor, SpellId), Vec<MeepleReading>>,
     /// Tiles read on floors, by tower and level.
     pub tiles: BTreeMap<(TowerId, u8), String>,
     /// Meeples seen in each reserve (not compared: only a tie-breaker).
@@ -222,10 +232,13 @@ impl Seen {
                 };
                 let mut same_player = self.towers[t].iter_mut().filter(|p| {
                     (p.level, p.pillar, p.buried) == (level, pillar, false)
-                        && matches!(p.piece, Piece::Meeple(m) if m.player == known.player)
+                        && matches!(p.piece, Piece::Meeple(m) if m.meeple.player == known.player)
                 });
                 if let (Some(piece), None) = (same_player.next(), same_player.next()) {
-                    piece.piece = Piece::Meeple(*known);
+                    piece.piece = Piece::Meeple(MeepleReading {
+                        meeple: *known,
+                        uncertain: false,
+                    });
                 }
             }
         }
@@ -233,9 +246,12 @@ impl Seen {
             if let (Some([known]), [seen]) = (
                 expected.spellbooks.get(place).map(Vec::as_slice),
                 meeples.as_mut_slice(),
-            ) && seen.player == known.player
+            ) && seen.meeple.player == known.player
             {
-                *seen = *known;
+                *seen = MeepleReading {
+                    meeple: *known,
+                    uncertain: false,
+                };
             }
         }
     }
@@ -303,6 +319,10 @@ impl Seen {
             }
         }
         for m in &observation.meeples {
+            let reading = MeepleReading {
+                meeple: m.meeple,
+                uncertain: m.uncertain,
+            };
             match m.place {
                 Place::Tower {
                     tower,
@@ -313,13 +333,13 @@ impl Seen {
                     level,
                     pillar,
                     buried,
-                    piece: Piece::Meeple(m.meeple),
+                    piece: Piece::Meeple(reading),
                 }),
                 Place::Spellbook { player, spell } => {
                     seen.spellbooks
                         .entry((player, spell))
                         .or_default()
-                        .push(m.meeple);
+                        .push(reading);
                 }
                 Place::Reserve { player } => {
                     seen.reserves.entry(player).or_default().push(m.meeple);
@@ -343,7 +363,7 @@ impl Seen {
         tower: TowerId,
         level: u8,
         pillar: PillarIndex,
-    ) -> (Vec<Reading>, Vec<Meeple>) {
+    ) -> (Vec<Reading>, Vec<MeepleReading>) {
         self.on_floor(tower, level, pillar, false)
     }
 
@@ -355,7 +375,7 @@ impl Seen {
         level: u8,
         pillar: PillarIndex,
         buried: bool,
-    ) -> (Vec<Reading>, Vec<Meeple>) {
+    ) -> (Vec<Reading>, Vec<MeepleReading>) {
         let mut dice = Vec::new();
         let mut meeples = Vec::new();
         for piece in &self.towers[tower.index()] {
@@ -393,7 +413,14 @@ impl Seen {
                         )
                     })
                     .collect();
-                let (missing, extra) = meeple_difference(&expected, seen);
+                let seen: Vec<MeepleReading> = seen
+                    .iter()
+                    .map(|&meeple| MeepleReading {
+                        meeple,
+                        uncertain: false,
+                    })
+                    .collect();
+                let (missing, extra) = meeple_difference(&expected, &seen);
                 Some(missing.len() + extra.len())
             })
             .sum()
@@ -411,8 +438,65 @@ impl Seen {
         })
     }
 
+    /// This table with every reading taken as sure: the reader's best guesses.
+    pub fn best_guesses(&self) -> Seen {
+        let mut sure = self.clone();
+        for piece in sure.towers.iter_mut().flatten() {
+            match &mut piece.piece {
+                Piece::Die(r) => r.uncertain = false,
+                Piece::Meeple(r) => r.uncertain = false,
+            }
+        }
+        for r in sure.roll.iter_mut().chain(&mut sure.pool) {
+            r.uncertain = false;
+        }
+        for r in sure.spellbooks.values_mut().flatten() {
+            r.uncertain = false;
+        }
+        sure
+    }
+
     pub fn roll_dice(&self) -> Vec<Die> {
         self.roll.iter().map(|r| r.die).collect()
+    }
+
+    /// The dice read surely in the roll area, by this table and by the earlier ones of the
+    /// same throw.
+    pub fn sure_roll(&self) -> Vec<Die> {
+        let mut sure: Vec<Die> = self
+            .roll
+            .iter()
+            .filter(|r| !r.uncertain)
+            .map(|r| r.die)
+            .collect();
+        let mut before = self.roll_before.clone();
+        for die in &sure {
+            if let Some(i) = before.iter().position(|d| d == die) {
+                before.remove(i);
+            }
+        }
+        sure.extend(before);
+        sure
+    }
+
+    /// The colours of the dice seen on the top floors, in the roll area and in the mana
+    /// pool that the game does not have there.
+    pub fn unexpected_colors(&self, expected: &Expected) -> Vec<DieColor> {
+        let mut extra = Vec::new();
+        for tower in TowerId::ALL {
+            let level = expected.levels[tower.index()];
+            for pillar in PillarIndex::ALL {
+                let (dice, _) = self.on_pillar(tower, level, pillar);
+                let look = &expected.pillars[tower.index()][pillar.index()];
+                extra.extend(dice_difference(&look.dice, &dice).1);
+            }
+        }
+        extra.extend(dice_difference(&expected.roll, &self.roll).1);
+        extra.extend(dice_difference(&expected.pool, &self.pool).1);
+        let mut colors: Vec<DieColor> = extra.into_iter().map(|d| d.color).collect();
+        colors.sort();
+        colors.dedup();
+        colors
     }
 }
 
@@ -469,12 +553,29 @@ pub(crate) fn dice_difference(expected: &[Die], seen: &[Reading]) -> (Vec<Die>, 
     (missing, extra)
 }
 
-fn meeple_difference(expected: &[Meeple], seen: &[Meeple]) -> (Vec<Meeple>, Vec<Meeple>) {
+/// The meeples of `expected` not seen, and the seen meeples not expected. Uncertain
+/// readings match a missing meeple of their player.
+pub(crate) fn meeple_difference(
+    expected: &[Meeple],
+    seen: &[MeepleReading],
+) -> (Vec<Meeple>, Vec<Meeple>) {
     let mut missing = expected.to_vec();
     let mut extra = Vec::new();
-    for meeple in seen {
-        if remove(&mut missing, meeple).is_none() {
-            extra.push(*meeple);
+    let mut unsure = Vec::new();
+    for reading in seen {
+        if reading.uncertain {
+            unsure.push(reading.meeple);
+        } else if remove(&mut missing, &reading.meeple).is_none() {
+            extra.push(reading.meeple);
+        }
+    }
+    for meeple in unsure {
+        let exact = missing.iter().position(|m| *m == meeple);
+        match exact.or_else(|| missing.iter().position(|m| m.player == meeple.player)) {
+            Some(i) => {
+                missing.remove(i);
+            }
+            None => extra.push(meeple),
         }
     }
     (missing, extra)
@@ -525,7 +626,10 @@ pub(crate) fn compare(expected: &Expected, seen: &Seen, words: bool) -> Mismatch
                         "{} of {tower} (level {level}): the game has {}, the table shows {}",
                         capitalised(&pillar.to_string()),
                         describe(&look.dice, &look.meeples),
-                        describe(&dice.iter().map(|r| r.die).collect::<Vec<_>>(), &meeples),
+                        describe(
+                            &dice.iter().map(|r| r.die).collect::<Vec<_>>(),
+                            &meeples.iter().map(|r| r.meeple).collect::<Vec<_>>()
+                        ),
                     ));
                 }
             }
@@ -633,7 +737,7 @@ pub(crate) fn compare(expected: &Expected, seen: &Seen, words: bool) -> Mismatch
                 m.words.push(format!(
                     "{player}'s spellbook, {spell}: the game has {}, the table shows {}",
                     list(&want),
-                    list(&got)
+                    list(&got.iter().map(|r| r.meeple).collect::<Vec<_>>())
                 ));
             }
         }
