@@ -157,6 +157,25 @@ pub fn live_view_ui(live: &mut LiveSession, ui: &mut Ui, commands: &mut Vec<Comm
             for difference in &desync.differences {
                 ui.label(RichText::new(format!("• {difference}")).color(Color32::WHITE));
             }
+            ui.label(
+                RichText::new(
+                    "Put the table back as the game has it, play what happened by clicks on the table below, or accept the closest legal moves.",
+                )
+                .color(Color32::from_gray(230)),
+            );
+            if !desync.closest.is_empty() {
+                ui.label(RichText::new("Closest legal moves:").color(Color32::WHITE));
+                for action in &desync.closest {
+                    ui.label(RichText::new(format!("  {action}")).color(Color32::WHITE));
+                }
+                if ui
+                    .button("Accept these moves")
+                    .on_hover_text("The referee plays them; what still differs is a misreading or a piece to put back.")
+                    .clicked()
+                {
+                    commands.push(Command::Live(LiveRequest::Play(desync.closest.clone())));
+                }
+            }
         });
     }
     egui::CollapsingHeader::new("What the referee saw")

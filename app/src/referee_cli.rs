@@ -568,6 +568,12 @@ fn write_event(out: &mut impl Write, referee: &Referee, event: &RefereeEvent) ->
                 for difference in &desync.differences {
                     writeln!(out, "    {difference}")?;
                 }
+                if !desync.closest.is_empty() {
+                    writeln!(out, "    closest legal moves:")?;
+                    for action in &desync.closest {
+                        writeln!(out, "      {action}")?;
+                    }
+                }
             }
         }
         RefereeEvent::Resynced(i) => {

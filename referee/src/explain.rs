@@ -188,6 +188,76 @@ impl Search<'_> {
     }
 }
 
+/// The legal sequence (up to `limits`, at most three visible actions) after which the table
+/// differs least from the game, when it differs less than now: what to offer the user when
+/// nothing explains the table (a resync by one click). Ties go to the shorter sequence,
+/// then to the first found.
+pub(crate) fn closest(start: &GameState, seen: &Seen, limits: SearchLimits) -> Option<Solution> {
+    struct Closest<'a> {
+        seen: &'a Seen,
+        nodes: usize,
+        limit: usize,
+        best: Option<(usize, Solution)>,
+    }
+    impl Closest<'_> {
+        fn dfs(&mut self, state: &GameState, path: &mut Vec<Action>, mismatch: &Mismatch) {
+            if path.iter().filter(|a| !idle(a)).count() >= 3 {
+                return;
+            }
+            for action in candidates(state, self.seen, mismatch) {
+                if self.nodes >= self.limit {
+                    return;
+                }
+                self.nodes += 1;
+                let Ok(next) = state.clone().play(&action) else {
+                    continue;
+                };
+                let next_mismatch = compare(&Expected::of(&next), self.seen, false);
+                let invisible = idle(&action);
+                path.push(action);
+                let better = self.best.as_ref().is_none_or(|(count, best)| {
+                    (next_mismatch.count, path.len()) < (*count, best.actions.len())
+                });
+                if better && next_mismatch.count < mismatch.count {
+                    self.best = Some((
+                        next_mismatch.count,
+                        Solution {
+                            actions: path.clone(),
+                            state: next.clone(),
+                        },
+                    ));
+                }
+                if invisible || next_mismatch.count < mismatch.count {
+                    self.dfs(&next, path, &next_mismatch);
+                }
+                path.pop();
+            }
+        }
+    }
+    let now = compare(&Expected::of(start), seen, false);
+    let mut search = Closest {
+        seen,
+        nodes: 0,
+        limit: limits.node_budget,
+        best: None,
+    };
+    search.dfs(start, &mut Vec::new(), &now);
+    let (_, best) = search.best?;
+    // Ending on actions that leave no trace says nothing more.
+    let mut best = best;
+    while best.actions.last().is_some_and(idle) {
+        best.actions.pop();
+    }
+    let state = best
+        .actions
+        .iter()
+        .try_fold(start.clone(), |state, action| state.play(action).ok())?;
+    (!best.actions.is_empty()).then_some(Solution {
+        actions: best.actions,
+        state,
+    })
+}
+
 /// The actions worth trying from `state`: legal actions that touch a place where the table
 /// differs, then those that leave no trace (declining a bonus, ending the turn).
 fn candidates(state: &GameState, seen: &Seen, mismatch: &Mismatch) -> Vec<Action> {

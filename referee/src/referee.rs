@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::amend::{Amendment, amendments};
 use crate::error::RefereeError;
-use crate::explain::{Attempt, SearchLimits, Solution, explain, illegal_attempt};
+use crate::explain::{Attempt, SearchLimits, Solution, closest, explain, illegal_attempt};
 use crate::journal::{JournalNotes, NotesFile, digest};
 use crate::observation::Observation;
 use crate::settle::{SettleRule, Settler};
@@ -122,6 +122,11 @@ pub struct Desync {
     pub resolved: Option<u64>,
     /// Each place where they differ, in words.
     pub differences: Vec<String>,
+    /// The legal moves after which the table differs least from the game, when some
+    /// bring it closer: offered to the user to accept with one click
+    /// ([`Referee::play`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub closest: Vec<Action>,
 }
 
 /// A choice the table did not show, and what the referee recorded.
@@ -459,10 +464,14 @@ impl Referee {
             return events;
         }
         self.resolve_desync(frame, &mut events);
+        let closest = closest(&self.state, seen, self.settings.search)
+            .map(|s| s.actions)
+            .unwrap_or_default();
         self.desyncs.push(Desync {
             frame,
             resolved: None,
             differences,
+            closest,
         });
         events.push(RefereeEvent::Desynced(self.desyncs.len() - 1));
         events
@@ -1213,6 +1222,42 @@ mod tests {
         show(&mut referee, &after, &mut frame);
         assert_eq!(referee.record().actions, vec![roll, place]);
         assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
+    #[test]
+    fn a_desync_offers_the_closest_legal_moves_and_accepting_them_resyncs() {
+        let (setup, start, roll, rolled, place, placed) = opening(5);
+        let (_, pillar) = placement(&place);
+        let (mut referee, mut frame) = rolled_table(&setup, &start, &rolled);
+        // The placement, and a die that is in no roll on another tower's pillar.
+        let dice = rolled_dice(&roll);
+        let stray = (rules::DieColor::ALL.into_iter())
+            .flat_map(|c| rules::DieValue::ALL.map(|v| Die::new(c, v)))
+            .find(|d| !dice.contains(d))
+            .unwrap();
+        let elsewhere = (TowerId::ALL.into_iter())
+            .map(|tower| Place::Tower {
+                tower,
+                level: 1,
+                pillar: PillarIndex::First,
+                buried: false,
+            })
+            .find(|p| *p != pillar && !matches!(p, Place::Tower { tower, .. } if tower.is_central()))
+            .unwrap();
+        let mut table = Observation::perfect(&placed, 0, 0.0);
+        table.dice.push(crate::observation::SeenDie {
+            die: stray,
+            place: elsewhere,
+            confidence: 1.0,
+            uncertain: false,
+        });
+        show(&mut referee, &table, &mut frame);
+        let desync = referee.active_desync().unwrap().clone();
+        assert_eq!(desync.closest, vec![place.clone()], "{desync:?}");
+        assert!(referee.record().actions == vec![roll.clone()]);
+        referee.play(&desync.closest, frame).unwrap();
+        assert!(referee.active_desync().is_none());
+        assert_eq!(referee.record().actions, vec![roll, place]);
     }
 
     #[test]
