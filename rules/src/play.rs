@@ -572,7 +572,7 @@ impl GameState {
         Some(TurnView {
             turn,
             me,
-            accepts,
+            takes: Outlook::of(turn).kinds_taken(&self.roll, accepts),
             open_pillars: self.towers.each_ref().map(|t| t.open_pillars().count()),
             ranks: me.reserve_ranks().count(),
             cast_outlook: CastOutlook {
@@ -601,17 +601,12 @@ impl GameState {
         view: &TurnView,
         mut block: impl FnMut(Die, &Tower) -> ControlFlow<B>,
     ) -> ControlFlow<B> {
-        let turn = view.turn;
-        if turn.placed.is_some() || turn.pending.is_some() || view.ranks == 0 {
+        if !view.may_place() || view.ranks == 0 {
             return ControlFlow::Continue(());
         }
-        let outlook = Outlook::of(turn);
         for die in distinct(&self.roll) {
-            let Some((_, counted)) = outlook.effective_die(die) else {
-                continue;
-            };
-            for (tower, kinds) in self.towers.iter().zip(&view.accepts) {
-                if kinds.contains(counted) {
+            for (tower, kinds) in self.towers.iter().zip(&view.takes) {
+                if kinds.contains(die) {
                     block(die, tower)?;
                 }
             }
@@ -636,14 +631,17 @@ impl GameState {
         });
     }
 
-    /// How many legal placements there are (counted block by block, not listed).
+    /// How many legal placements there are: a block of every empty pillar with every rank
+    /// for each kind of die on the table that a tower takes
+    /// ([`GameState::for_each_placement_block`], counted without walking it).
     pub(crate) fn placement_count(&self, view: &TurnView) -> usize {
-        let mut count = 0;
-        let _ = self.for_each_placement_block::<()>(view, |_, tower| {
-            count += view.placement_block_size(tower.id);
-            ControlFlow::Continue(())
-        });
-        count
+        if !view.may_place() {
+            return 0;
+        }
+        TowerId::ALL
+            .into_iter()
+            .map(|tower| view.takes[tower.index()].len() * view.placement_block_size(tower))
+            .sum()
     }
 
     /// The legal placement at `index` in the order of [`GameState::legal_actions`], found
@@ -972,7 +970,7 @@ impl GameState {
                     player: *player,
                     passed: turn.placed.is_none(),
                 });
-                self.next_turn(events);
+                self.next_turn(turn, events);
                 return;
             }
         }
@@ -1209,7 +1207,8 @@ impl GameState {
 
     /// Scores the floors completed this turn, in the order they were completed.
     fn score_completed(&mut self, turn: &mut Turn, events: &mut impl EventLog) {
-        for tower in std::mem::take(&mut turn.completed) {
+        // Drained rather than taken, so that the list keeps its room for the next floors.
+        for tower in turn.completed.drain(..) {
             self.score_floor(tower, events);
         }
     }
@@ -1291,10 +1290,11 @@ impl GameState {
         }
     }
 
-    fn next_turn(&mut self, events: &mut impl EventLog) {
+    fn next_turn(&mut self, ended: Turn, events: &mut impl EventLog) {
         self.turn_in_round += 1;
         if self.turn_in_round < turns_per_round(self.players.len()) {
-            self.phase = Phase::Turn(Turn::new(self.seat_player(self.turn_in_round)));
+            let player = self.seat_player(self.turn_in_round);
+            self.phase = Phase::Turn(ended.pass_to(player));
             return;
         }
         if !self.roll.is_empty() {
@@ -1345,8 +1345,10 @@ pub(crate) struct TurnView<'a> {
     pub(crate) turn: &'a Turn,
     /// The player whose turn it is.
     me: &'a PlayerState,
-    /// What each tower takes from the placement ([`GameState::tower_accepts`]).
-    accepts: [DieKinds; 4],
+    /// The kinds of die on the table that each tower takes from the placement, by
+    /// [`TowerId::index`]: its [`GameState::tower_accepts`] as the pending Change and
+    /// Metamorphosis make the dice count.
+    takes: [DieKinds; 4],
     /// The empty pillars of each tower that still takes dice, by [`TowerId::index`].
     open_pillars: [usize; 4],
     /// How many ranks the reserve holds (0 to 2).
@@ -1355,6 +1357,11 @@ pub(crate) struct TurnView<'a> {
 }
 
 impl TurnView<'_> {
+    /// Whether the player can still place: not yet placed this turn.
+    fn may_place(&self) -> bool {
+        self.turn.placed.is_none() && self.turn.pending.is_none()
+    }
+
     /// The placements of one die on `tower`: every empty pillar with every rank.
     fn placement_block_size(&self, tower: TowerId) -> usize {
         self.open_pillars[tower.index()] * self.ranks
@@ -1401,6 +1408,27 @@ impl Outlook {
             change: turn.change,
             metamorphosis: turn.metamorphosis,
         }
+    }
+
+    /// The kinds of the dice in `dice` that each tower takes, as the restriction would
+    /// count them, given the kinds each accepts (`accepts`, by [`TowerId::index`]).
+    fn kinds_taken(&self, dice: &[Die], accepts: [DieKinds; 4]) -> [DieKinds; 4] {
+        if accepts == [DieKinds::NONE; 4] {
+            // The usual case once the player has placed.
+            return accepts;
+        }
+        if self.change == 0 && self.metamorphosis.is_none() {
+            // Every die counts as itself (the usual case before placing).
+            let kinds = DieKinds::of_dice(dice);
+            return accepts.map(|accepted| kinds.intersection(accepted));
+        }
+        accepts.map(|accepted| {
+            dice.iter()
+                .filter(|&&die| self.fits(die, accepted))
+                .fold(DieKinds::NONE, |kinds, &die| {
+                    kinds.union(DieKinds::of_die(die))
+                })
+        })
     }
 
     /// Whether `die`, as the restriction would count it, is of a kind in `accepted`.

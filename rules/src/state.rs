@@ -263,6 +263,18 @@ impl Turn {
         }
     }
 
+    /// The next player's turn, keeping the room of the list of completed floors (empty once
+    /// a turn ends): a playout would otherwise allocate it anew in every turn that completes
+    /// a floor.
+    pub(crate) fn pass_to(self, player: PlayerColor) -> Self {
+        let mut completed = self.completed;
+        completed.clear();
+        Self {
+            completed,
+            ..Self::new(player)
+        }
+    }
+
     /// Whether a meeple arrived on `spell`'s space this turn (and so cannot be cast yet).
     pub fn arrived_this_turn(&self, spell: SpellId) -> bool {
         self.arrived[spell.index()]
@@ -319,7 +331,8 @@ impl GameState {
             phase: Phase::Roll,
             bag: DiceCount::full(),
             roll: Vec::new(),
-            mana_pool: Vec::new(),
+            // One die per round: room for all of them from the start.
+            mana_pool: Vec::with_capacity(usize::from(rounds_for(players.len()))),
             towers: [
                 Tower::new(TowerId::A, a),
                 Tower::new(TowerId::B, b),
