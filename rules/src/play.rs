@@ -573,7 +573,6 @@ impl GameState {
             turn,
             me,
             takes: Outlook::of(turn).kinds_taken(&self.roll, accepts),
-            open_pillars: self.towers.each_ref().map(|t| t.open_pillars().count()),
             ranks: me.reserve_ranks().count(),
             cast_outlook: CastOutlook {
                 accepted,
@@ -638,9 +637,11 @@ impl GameState {
         if !view.may_place() {
             return 0;
         }
-        TowerId::ALL
-            .into_iter()
-            .map(|tower| view.takes[tower.index()].len() * view.placement_block_size(tower))
+        self.towers
+            .iter()
+            .zip(view.takes)
+            .filter(|&(_, takes)| takes != DieKinds::NONE)
+            .map(|(tower, takes)| takes.len() * view.placement_block_size(tower))
             .sum()
     }
 
@@ -648,7 +649,7 @@ impl GameState {
     /// by skipping whole blocks.
     pub(crate) fn nth_placement(&self, view: &TurnView, mut index: usize) -> Option<Action> {
         self.for_each_placement_block(view, |die, tower| {
-            let block = view.placement_block_size(tower.id);
+            let block = view.placement_block_size(tower);
             if index >= block {
                 index -= block;
                 return ControlFlow::Continue(());
@@ -1311,7 +1312,7 @@ impl GameState {
             self.roll.clear();
         }
         if self.round >= self.rounds {
-            let score = final_score(&self.table(), self.round);
+            let score = final_score(self, self.round);
             for entry in &score.entries {
                 let prestige = &mut self.player_mut(entry.player).prestige;
                 *prestige = prestige.saturating_add(entry.points);
@@ -1349,8 +1350,6 @@ pub(crate) struct TurnView<'a> {
     /// [`TowerId::index`]: its [`GameState::tower_accepts`] as the pending Change and
     /// Metamorphosis make the dice count.
     takes: [DieKinds; 4],
-    /// The empty pillars of each tower that still takes dice, by [`TowerId::index`].
-    open_pillars: [usize; 4],
     /// How many ranks the reserve holds (0 to 2).
     ranks: usize,
     cast_outlook: CastOutlook,
@@ -1363,8 +1362,8 @@ impl TurnView<'_> {
     }
 
     /// The placements of one die on `tower`: every empty pillar with every rank.
-    fn placement_block_size(&self, tower: TowerId) -> usize {
-        self.open_pillars[tower.index()] * self.ranks
+    fn placement_block_size(&self, tower: &Tower) -> usize {
+        tower.open_pillars().count() * self.ranks
     }
 }
 

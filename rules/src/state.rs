@@ -9,7 +9,7 @@ use crate::components::{
     APPRENTICES_PER_PLAYER, DICE_PER_COLOR, DiceCount, Die, DieColor, DieKinds, MEEPLES_PER_PLAYER,
     Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
 };
-use crate::scoring::{FinalScore, OUTER_FLOOR, ScoreEntry};
+use crate::scoring::{EndOfGameTable, FinalScore, OUTER_FLOOR, ScoreEntry};
 use crate::snapshot::{Table, TowerTop};
 use crate::tiles::PillarBonus;
 use crate::tiles::{Restriction, Tile};
@@ -211,6 +211,27 @@ impl Tower {
 
     pub fn meeples(&self) -> impl Iterator<Item = Meeple> + '_ {
         self.pillars.iter().flatten().filter_map(|p| p.meeple)
+    }
+}
+
+/// The table at the end of the game, read in place rather than through [`GameState::table`].
+impl EndOfGameTable for GameState {
+    fn players(&self) -> impl Iterator<Item = PlayerColor> {
+        self.players.iter().map(|p| p.color)
+    }
+
+    fn top_floor(&self, tower: TowerId) -> (u8, &[Option<Pillar>; 3]) {
+        let top = self.tower(tower);
+        (top.level, &top.pillars)
+    }
+
+    fn prestige(&self, player: PlayerColor) -> u32 {
+        self.player(player).map_or(0, |p| p.prestige)
+    }
+
+    fn spellbook_meeples(&self, player: PlayerColor) -> u8 {
+        self.player(player)
+            .map_or(0, PlayerState::spellbook_meeples)
     }
 }
 
