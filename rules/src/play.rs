@@ -565,18 +565,18 @@ impl GameState {
         let turn = self.turn()?;
         let me = self.current(turn);
         let accepts = self.tower_accepts(turn);
-        let accepted = accepts
-            .iter()
-            .copied()
-            .fold(DieKinds::NONE, DieKinds::union);
+        let union = |kinds: [DieKinds; 4]| kinds.into_iter().fold(DieKinds::NONE, DieKinds::union);
+        let takes = Outlook::of(turn).kinds_taken(&self.roll, accepts);
+        // The dice that fit some tower (what `dice_fitting` counts) are those of a kind taken.
+        let taken = union(takes);
         Some(TurnView {
             turn,
             me,
-            takes: Outlook::of(turn).kinds_taken(&self.roll, accepts),
+            takes,
             ranks: me.reserve_ranks().count(),
             cast_outlook: CastOutlook {
-                accepted,
-                fitting: self.dice_fitting(turn, accepted),
+                accepted: union(accepts),
+                fitting: self.roll.iter().filter(|&&die| taken.contains(die)).count(),
             },
         })
     }

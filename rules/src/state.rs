@@ -150,7 +150,9 @@ impl Tower {
             pillars: [None; 3],
             finished: false,
             foundation: Vec::new(),
-            buried_dice: Vec::new(),
+            // Three dice a floor, for as many floors as the stack can give the tower: the
+            // room is taken once rather than regrown while the floors are completed.
+            buried_dice: Vec::with_capacity(3 * usize::from(FLOOR_STACK_TILES)),
         }
     }
 
