@@ -564,21 +564,30 @@ impl GameState {
     pub(crate) fn turn_view(&self) -> Option<TurnView<'_>> {
         let turn = self.turn()?;
         let me = self.current(turn);
-        let accepts = self.tower_accepts(turn);
-        let union = |kinds: [DieKinds; 4]| kinds.into_iter().fold(DieKinds::NONE, DieKinds::union);
-        let takes = Outlook::of(turn).kinds_taken(&self.roll, accepts);
-        // The dice that fit some tower (what `dice_fitting` counts) are those of a kind taken.
-        let taken = union(takes);
-        Some(TurnView {
+        let mut view = TurnView {
             turn,
             me,
-            takes,
+            takes: [DieKinds::NONE; 4],
             ranks: me.reserve_ranks().count(),
             cast_outlook: CastOutlook {
-                accepted: union(accepts),
-                fitting: self.roll.iter().filter(|&&die| taken.contains(die)).count(),
+                accepted: DieKinds::NONE,
+                fitting: 0,
             },
-        })
+        };
+        if turn.placed.is_some() {
+            // No tower takes anything more this turn: most steps of a playout.
+            return Some(view);
+        }
+        let accepts = self.tower_accepts(turn);
+        let union = |kinds: [DieKinds; 4]| kinds.into_iter().fold(DieKinds::NONE, DieKinds::union);
+        view.takes = Outlook::of(turn).kinds_taken(&self.roll, accepts);
+        // The dice that fit some tower (what `dice_fitting` counts) are those of a kind taken.
+        let taken = union(view.takes);
+        view.cast_outlook = CastOutlook {
+            accepted: union(accepts),
+            fitting: self.roll.iter().filter(|&&die| taken.contains(die)).count(),
+        };
+        Some(view)
     }
 
     /// What each tower takes from the turn's placement ([`Tower::accepts`]), by
@@ -1412,10 +1421,6 @@ impl Outlook {
     /// The kinds of the dice in `dice` that each tower takes, as the restriction would
     /// count them, given the kinds each accepts (`accepts`, by [`TowerId::index`]).
     fn kinds_taken(&self, dice: &[Die], accepts: [DieKinds; 4]) -> [DieKinds; 4] {
-        if accepts == [DieKinds::NONE; 4] {
-            // The usual case once the player has placed.
-            return accepts;
-        }
         if self.change == 0 && self.metamorphosis.is_none() {
             // Every die counts as itself (the usual case before placing).
             let kinds = DieKinds::of_dice(dice);

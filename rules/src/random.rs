@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 
 use crate::action::Action;
 use crate::components::{DiceCount, Die, DieColor, DieValue, PlayerColor};
-use crate::play::OtherBlock;
+use crate::play::{OtherBlock, TurnView};
 use crate::record::{GameRecord, GameSetup, StartingTowers, TileRef};
 use crate::state::GameState;
 use crate::tiles::TileCatalogue;
@@ -39,7 +39,10 @@ impl GameState {
                 .get_or_insert_with(|| self.castable_effect_count(&view, spell)),
         };
         let mut others = 0;
+        // The last block and the index of its first decision among the others.
+        let mut last = None;
         let _ = self.for_each_other_block::<()>(&view, |block| {
+            last = Some((block, others));
             others += block_size(block);
             ControlFlow::Continue(())
         });
@@ -51,41 +54,54 @@ impl GameState {
             return self.nth_placement(&view, index);
         }
         let mut index = index - placements;
+        // The last block is the one most often drawn (the end of the turn once the player
+        // has placed, the only block of a pending bonus): it needs no second walk.
+        let (block, index) = match last {
+            Some((block, first)) if index >= first => (block, index - first),
+            _ => self
+                .for_each_other_block(&view, |block| {
+                    let size = block_size(block);
+                    if index < size {
+                        return ControlFlow::Break((block, index));
+                    }
+                    index -= size;
+                    ControlFlow::Continue(())
+                })
+                .break_value()?,
+        };
+        self.nth_other_decision(&view, block, index)
+    }
+
+    /// The decision at `index` in `block`, in the order of [`GameState::legal_actions`].
+    fn nth_other_decision(
+        &self,
+        view: &TurnView,
+        block: OtherBlock,
+        index: usize,
+    ) -> Option<Action> {
         let player = view.turn.player;
-        self.for_each_other_block(&view, |block| {
-            let size = block_size(block);
-            if index >= size {
-                index -= size;
-                return ControlFlow::Continue(());
-            }
-            let chosen = match block {
-                OtherBlock::Recall(spell) => Some(Action::Recall { player, spell }),
-                OtherBlock::EndTurn => Some(Action::EndTurn { player }),
-                OtherBlock::Bonus(pending) => Some(self.nth_bonus_action(&view, pending, index)),
-                OtherBlock::Casts {
-                    spell,
+        match block {
+            OtherBlock::Recall(spell) => Some(Action::Recall { player, spell }),
+            OtherBlock::EndTurn => Some(Action::EndTurn { player }),
+            OtherBlock::Bonus(pending) => Some(self.nth_bonus_action(view, pending, index)),
+            OtherBlock::Casts {
+                spell,
+                via_manipulation,
+            } => {
+                let (mut seen, mut chosen) = (0, None);
+                self.for_each_castable_effect(view, spell, |effect| {
+                    if seen == index {
+                        chosen = Some(effect);
+                    }
+                    seen += 1;
+                });
+                chosen.map(|effect| Action::Cast {
+                    player,
+                    effect,
                     via_manipulation,
-                } => {
-                    let (mut seen, mut chosen) = (0, None);
-                    self.for_each_castable_effect(&view, spell, |effect| {
-                        if seen == index {
-                            chosen = Some(effect);
-                        }
-                        seen += 1;
-                    });
-                    chosen.map(|effect| Action::Cast {
-                        player,
-                        effect,
-                        via_manipulation,
-                    })
-                }
-            };
-            match chosen {
-                Some(action) => ControlFlow::Break(action),
-                None => ControlFlow::Continue(()),
+                })
             }
-        })
-        .break_value()
+        }
     }
 
     /// Draws this round's dice from the bag and rolls them (the action is still to be
