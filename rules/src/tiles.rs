@@ -94,16 +94,7 @@ impl Restriction {
 
     /// The kinds of die the colours and values allow (the all-different rule aside).
     pub(crate) fn kinds(&self) -> DieKinds {
-        // Asking the sets about each colour and value is cheaper than walking them, and
-        // a tile is laid a dozen times in every playout.
-        DieKinds::of(
-            DieColor::ALL
-                .into_iter()
-                .filter(|c| self.colors.contains(c)),
-            DieValue::ALL
-                .into_iter()
-                .filter(|v| self.values.contains(v)),
-        )
+        DieKinds::of(self.colors.iter().copied(), self.values.iter().copied())
     }
 
     /// Whether `die` may join a floor that already holds `on_floor`.
