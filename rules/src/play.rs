@@ -980,7 +980,7 @@ impl GameState {
                     player: *player,
                     passed: turn.placed.is_none(),
                 });
-                self.next_turn(turn, events);
+                self.next_turn(events);
                 return;
             }
         }
@@ -1217,8 +1217,7 @@ impl GameState {
 
     /// Scores the floors completed this turn, in the order they were completed.
     fn score_completed(&mut self, turn: &mut Turn, events: &mut impl EventLog) {
-        // Drained rather than taken, so that the list keeps its room for the next floors.
-        for tower in turn.completed.drain(..) {
+        for tower in std::mem::take(&mut turn.completed) {
             self.score_floor(tower, events);
         }
     }
@@ -1300,11 +1299,10 @@ impl GameState {
         }
     }
 
-    fn next_turn(&mut self, ended: Turn, events: &mut impl EventLog) {
+    fn next_turn(&mut self, events: &mut impl EventLog) {
         self.turn_in_round += 1;
         if self.turn_in_round < turns_per_round(self.players.len()) {
-            let player = self.seat_player(self.turn_in_round);
-            self.phase = Phase::Turn(ended.pass_to(player));
+            self.phase = Phase::Turn(Turn::new(self.seat_player(self.turn_in_round)));
             return;
         }
         if !self.roll.is_empty() {

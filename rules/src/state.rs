@@ -286,18 +286,6 @@ impl Turn {
         }
     }
 
-    /// The next player's turn, keeping the room of the list of completed floors (empty once
-    /// a turn ends): a playout would otherwise allocate it anew in every turn that completes
-    /// a floor.
-    pub(crate) fn pass_to(self, player: PlayerColor) -> Self {
-        let mut completed = self.completed;
-        completed.clear();
-        Self {
-            completed,
-            ..Self::new(player)
-        }
-    }
-
     /// Whether a meeple arrived on `spell`'s space this turn (and so cannot be cast yet).
     pub fn arrived_this_turn(&self, spell: SpellId) -> bool {
         self.arrived[spell.index()]
