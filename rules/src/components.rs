@@ -151,6 +151,21 @@ impl DieKinds {
         Self(Self::bit(die.color, die.value))
     }
 
+    /// The kinds of the dice in `dice` (identical dice make one kind).
+    pub(crate) fn of_dice(dice: &[Die]) -> Self {
+        dice.iter()
+            .fold(Self::NONE, |kinds, &die| kinds.union(Self::of_die(die)))
+    }
+
+    /// How many kinds the set holds: one bit each.
+    pub(crate) fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    pub(crate) fn intersection(self, other: Self) -> Self {
+        Self(self.0 & other.0)
+    }
+
     pub(crate) fn contains(self, die: Die) -> bool {
         self.0 & Self::bit(die.color, die.value) != 0
     }

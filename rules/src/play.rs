@@ -12,7 +12,9 @@ use crate::scoring::{
     CENTRAL_FLOOR, OUTER_FLOOR, ScoreEntry, ScoreReason, award, final_score, floor_entries,
     influence,
 };
-use crate::state::{GameState, PendingBonus, Phase, Placement, Tower, Turn, turns_per_round};
+use crate::state::{
+    GameState, PendingBonus, Phase, Placement, PlayerState, Tower, Turn, turns_per_round,
+};
 use crate::tiles::PillarBonus;
 use crate::violation::{IllegalAction, Violation};
 
@@ -550,12 +552,42 @@ impl GameState {
     /// [`GameState::legal_actions`] into a list the caller reuses (cleared first).
     pub fn legal_actions_into(&self, actions: &mut Vec<Action>) {
         actions.clear();
-        let Some(turn) = self.turn() else {
+        let Some(view) = self.turn_view() else {
             return;
         };
+        self.for_each_placement(&view, |action| actions.push(action));
+        self.for_each_other_action(&view, |action| actions.push(action));
+    }
+
+    /// The turn as the move generator sees it, worked out once per step (`None` while the
+    /// dice are to be rolled and once the game is over).
+    pub(crate) fn turn_view(&self) -> Option<TurnView<'_>> {
+        let turn = self.turn()?;
+        let me = self.current(turn);
+        let mut view = TurnView {
+            turn,
+            me,
+            takes: [DieKinds::NONE; 4],
+            ranks: me.reserve_ranks().count(),
+            cast_outlook: CastOutlook {
+                accepted: DieKinds::NONE,
+                fitting: 0,
+            },
+        };
+        if turn.placed.is_some() {
+            // No tower takes anything more this turn: most steps of a playout.
+            return Some(view);
+        }
         let accepts = self.tower_accepts(turn);
-        self.for_each_placement(turn, &accepts, |action| actions.push(action));
-        self.for_each_other_action(turn, &accepts, |action| actions.push(action));
+        let union = |kinds: [DieKinds; 4]| kinds.into_iter().fold(DieKinds::NONE, DieKinds::union);
+        view.takes = Outlook::of(turn).kinds_taken(&self.roll, accepts);
+        // The dice that fit some tower (what `dice_fitting` counts) are those of a kind taken.
+        let taken = union(view.takes);
+        view.cast_outlook = CastOutlook {
+            accepted: union(accepts),
+            fitting: self.roll.iter().filter(|&&die| taken.contains(die)).count(),
+        };
+        Some(view)
     }
 
     /// What each tower takes from the turn's placement ([`Tower::accepts`]), by
@@ -574,20 +606,15 @@ impl GameState {
     /// with every rank in the reserve. Stops where `block` breaks.
     fn for_each_placement_block<B>(
         &self,
-        turn: &Turn,
-        accepts: &[DieKinds; 4],
+        view: &TurnView,
         mut block: impl FnMut(Die, &Tower) -> ControlFlow<B>,
     ) -> ControlFlow<B> {
-        if turn.placed.is_some() || turn.pending.is_some() {
+        if !view.may_place() || view.ranks == 0 {
             return ControlFlow::Continue(());
         }
-        let outlook = Outlook::of(turn);
         for die in distinct(&self.roll) {
-            let Some((_, counted)) = outlook.effective_die(die) else {
-                continue;
-            };
-            for (tower, kinds) in self.towers.iter().zip(accepts) {
-                if kinds.contains(counted) {
+            for (tower, kinds) in self.towers.iter().zip(&view.takes) {
+                if kinds.contains(die) {
                     block(die, tower)?;
                 }
             }
@@ -595,18 +622,12 @@ impl GameState {
         ControlFlow::Continue(())
     }
 
-    fn for_each_placement(
-        &self,
-        turn: &Turn,
-        accepts: &[DieKinds; 4],
-        mut visit: impl FnMut(Action),
-    ) {
-        let me = self.current(turn);
-        let _ = self.for_each_placement_block::<()>(turn, accepts, |die, tower| {
+    fn for_each_placement(&self, view: &TurnView, mut visit: impl FnMut(Action)) {
+        let _ = self.for_each_placement_block::<()>(view, |die, tower| {
             for pillar in tower.open_pillars() {
-                for rank in me.reserve_ranks() {
+                for rank in view.me.reserve_ranks() {
                     visit(Action::Place {
-                        player: turn.player,
+                        player: view.turn.player,
                         die,
                         rank,
                         tower: tower.id,
@@ -618,44 +639,38 @@ impl GameState {
         });
     }
 
-    /// How many legal placements there are (counted block by block, not listed).
-    pub(crate) fn placement_count(&self, turn: &Turn, accepts: &[DieKinds; 4]) -> usize {
-        let mut pillars = 0;
-        let _ = self.for_each_placement_block::<()>(turn, accepts, |_, tower| {
-            pillars += tower.open_pillars().count();
-            ControlFlow::Continue(())
-        });
-        if pillars == 0 {
-            // After the placement, most steps of a playout: no need to look at the reserve.
+    /// How many legal placements there are: a block of every empty pillar with every rank
+    /// for each kind of die on the table that a tower takes
+    /// ([`GameState::for_each_placement_block`], counted without walking it).
+    pub(crate) fn placement_count(&self, view: &TurnView) -> usize {
+        if !view.may_place() {
             return 0;
         }
-        pillars * self.current(turn).reserve_ranks().count()
+        self.towers
+            .iter()
+            .zip(view.takes)
+            .filter(|&(_, takes)| takes != DieKinds::NONE)
+            .map(|(tower, takes)| takes.len() * view.placement_block_size(tower))
+            .sum()
     }
 
     /// The legal placement at `index` in the order of [`GameState::legal_actions`], found
     /// by skipping whole blocks.
-    pub(crate) fn nth_placement(
-        &self,
-        turn: &Turn,
-        accepts: &[DieKinds; 4],
-        mut index: usize,
-    ) -> Option<Action> {
-        let me = self.current(turn);
-        let ranks = me.reserve_ranks().count();
-        self.for_each_placement_block(turn, accepts, |die, tower| {
-            let block = tower.open_pillars().count() * ranks;
+    pub(crate) fn nth_placement(&self, view: &TurnView, mut index: usize) -> Option<Action> {
+        self.for_each_placement_block(view, |die, tower| {
+            let block = view.placement_block_size(tower);
             if index >= block {
                 index -= block;
                 return ControlFlow::Continue(());
             }
             let (Some(pillar), Some(rank)) = (
-                tower.open_pillars().nth(index / ranks),
-                me.reserve_ranks().nth(index % ranks),
+                tower.open_pillars().nth(index / view.ranks),
+                view.me.reserve_ranks().nth(index % view.ranks),
             ) else {
                 return ControlFlow::Continue(());
             };
             ControlFlow::Break(Action::Place {
-                player: turn.player,
+                player: view.turn.player,
                 die,
                 rank,
                 tower: tower.id,
@@ -667,22 +682,26 @@ impl GameState {
 
     /// Every legal decision that is not a placement, in the order of
     /// [`GameState::legal_actions`].
-    pub(crate) fn for_each_other_action(
-        &self,
-        turn: &Turn,
-        accepts: &[DieKinds; 4],
-        mut visit: impl FnMut(Action),
-    ) {
-        let _ = self.for_each_other_block::<()>(turn, accepts, |block| {
+    pub(crate) fn for_each_other_action(&self, view: &TurnView, mut visit: impl FnMut(Action)) {
+        let player = view.turn.player;
+        let _ = self.for_each_other_block::<()>(view, |block| {
             match block {
-                OtherBlock::One(action) => visit(action),
+                OtherBlock::Recall(spell) => visit(Action::Recall { player, spell }),
+                OtherBlock::EndTurn => visit(Action::EndTurn { player }),
+                OtherBlock::Bonus(pending) => {
+                    for from in self.bonus_sources(view, pending) {
+                        for to in self.bonus_targets(view, pending) {
+                            visit(Action::BonusMeeple { player, from, to });
+                        }
+                    }
+                    visit(Action::SkipBonus { player });
+                }
                 OtherBlock::Casts {
                     spell,
                     via_manipulation,
-                    outlook,
-                } => self.for_each_castable_effect(turn, spell, outlook, |effect| {
+                } => self.for_each_castable_effect(view, spell, |effect| {
                     visit(Action::Cast {
-                        player: turn.player,
+                        player,
                         effect,
                         via_manipulation,
                     });
@@ -698,35 +717,19 @@ impl GameState {
     /// through Manipulation), the recalls and the end of the turn. Stops where `block` breaks.
     pub(crate) fn for_each_other_block<B>(
         &self,
-        turn: &Turn,
-        accepts: &[DieKinds; 4],
+        view: &TurnView,
         mut block: impl FnMut(OtherBlock) -> ControlFlow<B>,
     ) -> ControlFlow<B> {
+        let turn = view.turn;
         if let Some(pending) = turn.pending {
-            let mut flow = ControlFlow::Continue(());
-            self.for_each_bonus_action(turn, pending, |action| {
-                if flow.is_continue() {
-                    flow = block(OtherBlock::One(action));
-                }
-            });
-            return flow;
+            return block(OtherBlock::Bonus(pending));
         }
-        let player = turn.player;
-        let me = self.current(turn);
-        let accepted = accepts
-            .iter()
-            .copied()
-            .fold(DieKinds::NONE, DieKinds::union);
-        let outlook = CastOutlook {
-            accepted,
-            fitting: self.dice_fitting(turn, accepted),
-        };
+        let me = view.me;
         let castable = |spell: SpellId| me.spell(spell).is_some() && !turn.arrived_this_turn(spell);
         for spell in SpellId::ALL[1..].iter().copied().filter(|&s| castable(s)) {
             block(OtherBlock::Casts {
                 spell,
                 via_manipulation: false,
-                outlook,
             })?;
         }
         if castable(SpellId::Manipulation) {
@@ -734,75 +737,130 @@ impl GameState {
                 block(OtherBlock::Casts {
                     spell,
                     via_manipulation: true,
-                    outlook,
                 })?;
             }
         }
         if me.reserve_is_empty() {
             for spell in SpellId::ALL.into_iter().filter(|&s| me.spell(s).is_some()) {
-                block(OtherBlock::One(Action::Recall { player, spell }))?;
+                block(OtherBlock::Recall(spell))?;
             }
         }
-        if turn.placed.is_some() || !self.must_place(turn, outlook.fitting) {
-            block(OtherBlock::One(Action::EndTurn { player }))?;
+        if turn.placed.is_some() || !self.must_place(turn, view.cast_outlook.fitting) {
+            block(OtherBlock::EndTurn)?;
         }
         ControlFlow::Continue(())
     }
 
-    /// The ways to resolve (or decline) a pending bonus.
-    fn for_each_bonus_action(
+    /// Where the meeple of a pending bonus can come from: the reserve, or the spellbook
+    /// when an extra meeple finds the reserve empty.
+    fn bonus_sources<'a>(
         &self,
-        turn: &Turn,
+        view: &TurnView<'a>,
         pending: PendingBonus,
-        mut visit: impl FnMut(Action),
-    ) {
-        let player = turn.player;
-        let me = self.current(turn);
+    ) -> impl Iterator<Item = MeepleSource> + 'a {
+        let me = view.me;
         let from_spellbook = pending.bonus == PillarBonus::ExtraMeeple && me.reserve_is_empty();
-        let sources = me.reserve_ranks().map(MeepleSource::Reserve).chain(
+        me.reserve_ranks().map(MeepleSource::Reserve).chain(
             SpellId::ALL
                 .into_iter()
                 .filter(move |&s| from_spellbook && me.spell(s).is_some())
                 .map(MeepleSource::Spellbook),
-        );
-        let to_spellbook = me.spell(pending.spell).is_none();
+        )
+    }
+
+    /// Where the meeple of a pending bonus can go: the spellbook space of the die's value if
+    /// it is free; for an extra meeple, also every empty pillar of the other towers.
+    fn bonus_targets<'a>(
+        &'a self,
+        view: &TurnView,
+        pending: PendingBonus,
+    ) -> impl Iterator<Item = BonusTarget> + 'a {
+        let to_spellbook = view.me.spell(pending.spell).is_none();
         let to_pillars = pending.bonus == PillarBonus::ExtraMeeple;
-        for from in sources {
-            if to_spellbook {
-                visit(Action::BonusMeeple {
-                    player,
-                    from,
-                    to: BonusTarget::Spellbook,
-                });
+        let pillars = self
+            .towers
+            .iter()
+            .filter(move |t| to_pillars && t.id != pending.tower)
+            .flat_map(|tower| {
+                tower.open_pillars().map(|pillar| BonusTarget::Pillar {
+                    tower: tower.id,
+                    pillar,
+                })
+            });
+        to_spellbook
+            .then_some(BonusTarget::Spellbook)
+            .into_iter()
+            .chain(pillars)
+    }
+
+    /// How many ways there are to resolve a pending bonus: every source with every target,
+    /// and the skip.
+    pub(crate) fn bonus_action_count(&self, view: &TurnView, pending: PendingBonus) -> usize {
+        let sources = self.bonus_sources(view, pending).count();
+        sources * self.bonus_targets(view, pending).count() + 1
+    }
+
+    /// The way to resolve a pending bonus at `index` in the order of
+    /// [`GameState::legal_actions`]: source by source, each with every target; the skip last.
+    pub(crate) fn nth_bonus_action(
+        &self,
+        view: &TurnView,
+        pending: PendingBonus,
+        index: usize,
+    ) -> Action {
+        let player = view.turn.player;
+        let targets = self.bonus_targets(view, pending).count();
+        let from = index
+            .checked_div(targets)
+            .and_then(|source| self.bonus_sources(view, pending).nth(source));
+        let to = index
+            .checked_rem(targets)
+            .and_then(|target| self.bonus_targets(view, pending).nth(target));
+        match (from, to) {
+            (Some(from), Some(to)) => Action::BonusMeeple { player, from, to },
+            _ => Action::SkipBonus { player },
+        }
+    }
+
+    /// How many effects of `spell` can be cast now: those
+    /// [`GameState::for_each_castable_effect`] lists, counted. Unless exactly one die fits,
+    /// changing one die cannot take away the last placement ([`GameState::die_fits_after`]),
+    /// so a flip, an exchange or a permutation is refused only when it would swap a die for
+    /// an identical one: the sets of distinct dice count those without trying each (the
+    /// spells are counted at every step of a playout, and an exchange can pair five rolled
+    /// dice with nine in the mana pool). Change and Metamorphosis are tried one by one.
+    pub(crate) fn castable_effect_count(&self, view: &TurnView, spell: SpellId) -> usize {
+        let placement_at_stake = view.cast_outlook.fitting == 1;
+        let rolled = DieKinds::of_dice(&self.roll);
+        match spell {
+            SpellId::Flip if !placement_at_stake => rolled.len(),
+            SpellId::Exchange if !placement_at_stake => {
+                let pool = DieKinds::of_dice(&self.mana_pool);
+                rolled.len() * pool.len() - rolled.intersection(pool).len()
             }
-            if !to_pillars {
-                continue;
-            }
-            for tower in self.towers.iter().filter(|t| t.id != pending.tower) {
-                for pillar in tower.open_pillars() {
-                    visit(Action::BonusMeeple {
-                        player,
-                        from,
-                        to: BonusTarget::Pillar {
-                            tower: tower.id,
-                            pillar,
-                        },
-                    });
-                }
+            SpellId::Permutation if !placement_at_stake => PillarIndex::ALL
+                .into_iter()
+                .filter_map(|pillar| self.central_die(pillar))
+                .map(|central| rolled.len() - usize::from(rolled.contains(central)))
+                .sum(),
+            _ => {
+                let mut count = 0;
+                self.for_each_castable_effect(view, spell, |_| count += 1);
+                count
             }
         }
-        visit(Action::SkipBonus { player });
     }
 
     /// Calls `cast` with every effect of `spell` that can be cast now (the caster's meeple
     /// is known to be there).
     pub(crate) fn for_each_castable_effect(
         &self,
-        turn: &Turn,
+        view: &TurnView,
         spell: SpellId,
-        outlook: CastOutlook,
         mut cast: impl FnMut(SpellEffect),
     ) {
+        let turn = view.turn;
+        let outlook = view.cast_outlook;
         let before_placing = turn.placed.is_none();
         let mut consider = |effect: SpellEffect| {
             if self
@@ -1261,7 +1319,7 @@ impl GameState {
             self.roll.clear();
         }
         if self.round >= self.rounds {
-            let score = final_score(&self.table(), self.round);
+            let score = final_score(self, self.round);
             for entry in &score.entries {
                 let prestige = &mut self.player_mut(entry.player).prestige;
                 *prestige = prestige.saturating_add(entry.points);
@@ -1289,18 +1347,48 @@ fn no_pending(turn: &Turn) -> Result<(), Violation> {
     }
 }
 
+/// The turn as the move generator sees it ([`GameState::turn_view`]): what every legal
+/// decision of a step is weighed against, worked out once rather than for each decision.
+pub(crate) struct TurnView<'a> {
+    pub(crate) turn: &'a Turn,
+    /// The player whose turn it is.
+    me: &'a PlayerState,
+    /// The kinds of die on the table that each tower takes from the placement, by
+    /// [`TowerId::index`]: its [`GameState::tower_accepts`] as the pending Change and
+    /// Metamorphosis make the dice count.
+    takes: [DieKinds; 4],
+    /// How many ranks the reserve holds (0 to 2).
+    ranks: usize,
+    cast_outlook: CastOutlook,
+}
+
+impl TurnView<'_> {
+    /// Whether the player can still place: not yet placed this turn.
+    fn may_place(&self) -> bool {
+        self.turn.placed.is_none() && self.turn.pending.is_none()
+    }
+
+    /// The placements of one die on `tower`: every empty pillar with every rank.
+    fn placement_block_size(&self, tower: &Tower) -> usize {
+        tower.open_pillars().count() * self.ranks
+    }
+}
+
 /// A block of legal decisions that are not placements
 /// ([`GameState::for_each_other_block`]).
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum OtherBlock {
-    /// A single decision: a way to resolve a bonus, a recall, the end of the turn.
-    One(Action),
+    /// The ways to resolve `PendingBonus`, counted by [`GameState::bonus_action_count`].
+    Bonus(PendingBonus),
     /// Casting `spell`, one decision per effect that
     /// [`GameState::for_each_castable_effect`] lists.
     Casts {
         spell: SpellId,
         via_manipulation: bool,
-        outlook: CastOutlook,
     },
+    /// Taking the meeple on a spell back to the empty reserve.
+    Recall(SpellId),
+    EndTurn,
 }
 
 /// What the spells of a decision are weighed against, found once for all of them: the kinds
@@ -1326,6 +1414,23 @@ impl Outlook {
             change: turn.change,
             metamorphosis: turn.metamorphosis,
         }
+    }
+
+    /// The kinds of the dice in `dice` that each tower takes, as the restriction would
+    /// count them, given the kinds each accepts (`accepts`, by [`TowerId::index`]).
+    fn kinds_taken(&self, dice: &[Die], accepts: [DieKinds; 4]) -> [DieKinds; 4] {
+        if self.change == 0 && self.metamorphosis.is_none() {
+            // Every die counts as itself (the usual case before placing).
+            let kinds = DieKinds::of_dice(dice);
+            return accepts.map(|accepted| kinds.intersection(accepted));
+        }
+        accepts.map(|accepted| {
+            dice.iter()
+                .filter(|&&die| self.fits(die, accepted))
+                .fold(DieKinds::NONE, |kinds, &die| {
+                    kinds.union(DieKinds::of_die(die))
+                })
+        })
     }
 
     /// Whether `die`, as the restriction would count it, is of a kind in `accepted`.

@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 
 use crate::action::Action;
 use crate::components::{DiceCount, Die, DieColor, DieValue, PlayerColor};
-use crate::play::OtherBlock;
+use crate::play::{OtherBlock, TurnView};
 use crate::record::{GameRecord, GameSetup, StartingTowers, TileRef};
 use crate::state::GameState;
 use crate::tiles::TileCatalogue;
@@ -27,25 +27,23 @@ impl GameState {
     /// at every step, and a turn can have a hundred placements). `None` while the dice are
     /// to be rolled and once the game is over.
     pub fn random_legal_action(&self, rng: &mut impl Rng) -> Option<Action> {
-        let turn = self.turn()?;
-        let accepts = self.tower_accepts(turn);
-        let placements = self.placement_count(turn, &accepts);
+        let view = self.turn_view()?;
+        let placements = self.placement_count(&view);
         // A spell offers the same effects cast directly or through Manipulation: each
         // spell's are counted once, and only those of the block drawn are listed.
         let mut effects: [Option<usize>; 6] = [None; 6];
-        let mut block_size = |block: &OtherBlock| match *block {
-            OtherBlock::One(_) => 1,
-            OtherBlock::Casts { spell, outlook, .. } => {
-                *effects[spell.index()].get_or_insert_with(|| {
-                    let mut count = 0;
-                    self.for_each_castable_effect(turn, spell, outlook, |_| count += 1);
-                    count
-                })
-            }
+        let mut block_size = |block: OtherBlock| match block {
+            OtherBlock::Recall(_) | OtherBlock::EndTurn => 1,
+            OtherBlock::Bonus(pending) => self.bonus_action_count(&view, pending),
+            OtherBlock::Casts { spell, .. } => *effects[spell.index()]
+                .get_or_insert_with(|| self.castable_effect_count(&view, spell)),
         };
         let mut others = 0;
-        let _ = self.for_each_other_block::<()>(turn, &accepts, |block| {
-            others += block_size(&block);
+        // The last block and the index of its first decision among the others.
+        let mut last = None;
+        let _ = self.for_each_other_block::<()>(&view, |block| {
+            last = Some((block, others));
+            others += block_size(block);
             ControlFlow::Continue(())
         });
         if placements + others == 0 {
@@ -53,41 +51,57 @@ impl GameState {
         }
         let index = rng.random_range(0..placements + others);
         if index < placements {
-            return self.nth_placement(turn, &accepts, index);
+            return self.nth_placement(&view, index);
         }
         let mut index = index - placements;
-        self.for_each_other_block(turn, &accepts, |block| {
-            let size = block_size(&block);
-            if index >= size {
-                index -= size;
-                return ControlFlow::Continue(());
-            }
-            match block {
-                OtherBlock::One(action) => ControlFlow::Break(action),
-                OtherBlock::Casts {
-                    spell,
-                    via_manipulation,
-                    outlook,
-                } => {
-                    let (mut seen, mut chosen) = (0, None);
-                    self.for_each_castable_effect(turn, spell, outlook, |effect| {
-                        if seen == index {
-                            chosen = Some(effect);
-                        }
-                        seen += 1;
-                    });
-                    match chosen {
-                        Some(effect) => ControlFlow::Break(Action::Cast {
-                            player: turn.player,
-                            effect,
-                            via_manipulation,
-                        }),
-                        None => ControlFlow::Continue(()),
+        // The last block is the one most often drawn (the end of the turn once the player
+        // has placed, the only block of a pending bonus): it needs no second walk.
+        let (block, index) = match last {
+            Some((block, first)) if index >= first => (block, index - first),
+            _ => self
+                .for_each_other_block(&view, |block| {
+                    let size = block_size(block);
+                    if index < size {
+                        return ControlFlow::Break((block, index));
                     }
-                }
+                    index -= size;
+                    ControlFlow::Continue(())
+                })
+                .break_value()?,
+        };
+        self.nth_other_decision(&view, block, index)
+    }
+
+    /// The decision at `index` in `block`, in the order of [`GameState::legal_actions`].
+    fn nth_other_decision(
+        &self,
+        view: &TurnView,
+        block: OtherBlock,
+        index: usize,
+    ) -> Option<Action> {
+        let player = view.turn.player;
+        match block {
+            OtherBlock::Recall(spell) => Some(Action::Recall { player, spell }),
+            OtherBlock::EndTurn => Some(Action::EndTurn { player }),
+            OtherBlock::Bonus(pending) => Some(self.nth_bonus_action(view, pending, index)),
+            OtherBlock::Casts {
+                spell,
+                via_manipulation,
+            } => {
+                let (mut seen, mut chosen) = (0, None);
+                self.for_each_castable_effect(view, spell, |effect| {
+                    if seen == index {
+                        chosen = Some(effect);
+                    }
+                    seen += 1;
+                });
+                chosen.map(|effect| Action::Cast {
+                    player,
+                    effect,
+                    via_manipulation,
+                })
             }
-        })
-        .break_value()
+        }
     }
 
     /// Draws this round's dice from the bag and rolls them (the action is still to be

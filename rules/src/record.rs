@@ -88,9 +88,8 @@ impl GameSetup {
                 self.players.len()
             ));
         }
-        let mut seen = BTreeSet::new();
         for (i, player) in self.players.iter().enumerate() {
-            if !seen.insert(*player) {
+            if self.players[..i].contains(player) {
                 problems.push(format!("setup.players[{i}]: {player} is listed twice"));
             }
         }
@@ -124,9 +123,11 @@ impl GameSetup {
             .enumerate()
             .map(|(i, tile)| resolve(&format_args!("setup.floor_stack[{i}]"), tile))
             .collect();
-        let mut ids = BTreeSet::new();
-        for tile in towers.iter().chain(&stack).flatten() {
-            if !ids.insert(tile.id.as_str()) {
+        // Each tile against those before it: a set-up has under twenty tiles, and a playout
+        // starts with this check.
+        let tiles = || towers.iter().chain(&stack).flatten();
+        for (i, tile) in tiles().enumerate() {
+            if tiles().take(i).any(|earlier| earlier.id == tile.id) {
                 problems.push(format!(
                     "setup: the tile \"{}\" is used twice; each printed tile exists once",
                     tile.id

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::components::{Meeple, PillarIndex, PlayerColor, TowerId};
+use crate::components::{Meeple, Pillar, PillarIndex, PlayerColor, TowerId};
 use crate::snapshot::Table;
 use crate::tiles::PillarBonus;
 
@@ -262,25 +262,69 @@ pub struct FinalScore {
     pub decided_by: DecidedBy,
 }
 
+/// What end-of-game scoring reads from a table: a validated [`Table`], or the state of a
+/// game as it ends (which would otherwise build a table, with its maps and sets, at the end
+/// of every playout).
+pub(crate) trait EndOfGameTable {
+    /// The players, in seating order.
+    fn players(&self) -> impl Iterator<Item = PlayerColor>;
+    /// The level and the pillars of the top floor of `tower`.
+    fn top_floor(&self, tower: TowerId) -> (u8, &[Option<Pillar>; 3]);
+    /// Prestige earned during play.
+    fn prestige(&self, player: PlayerColor) -> u32;
+    fn spellbook_meeples(&self, player: PlayerColor) -> u8;
+
+    /// Meeples of `player` on the top floors of the four towers (the second tie-breaker).
+    fn top_floor_meeples(&self, player: PlayerColor) -> u8 {
+        let count = TowerId::ALL
+            .into_iter()
+            .flat_map(|tower| self.top_floor(tower).1.iter().flatten())
+            .filter_map(|pillar| pillar.meeple)
+            .filter(|m| m.player == player)
+            .count();
+        u8::try_from(count).unwrap_or(u8::MAX)
+    }
+}
+
+impl EndOfGameTable for Table {
+    fn players(&self) -> impl Iterator<Item = PlayerColor> {
+        self.players.iter().copied()
+    }
+
+    fn top_floor(&self, tower: TowerId) -> (u8, &[Option<Pillar>; 3]) {
+        let top = self.tower(tower);
+        (top.level, &top.pillars)
+    }
+
+    fn prestige(&self, player: PlayerColor) -> u32 {
+        Table::prestige(self, player)
+    }
+
+    fn spellbook_meeples(&self, player: PlayerColor) -> u8 {
+        Table::spellbook_meeples(self, player)
+    }
+}
+
 /// Applies end-of-game scoring (RULINGS.md, End of the game) to a table.
-pub fn final_score(table: &Table, round: u8) -> FinalScore {
+pub(crate) fn final_score(table: &impl EndOfGameTable, round: u8) -> FinalScore {
     let mut entries = Vec::new();
     for tower in TowerId::ALL {
-        let top = table.tower(tower);
-        if top.is_full() {
+        let (level, pillars) = table.top_floor(tower);
+        if pillars.iter().all(Option::is_some) {
             continue;
         }
-        let awards = award(influence(top.meeples()), END_GAME_FLOOR);
+        let meeples = pillars.iter().flatten().filter_map(|p| p.meeple);
+        let awards = award(influence(meeples), END_GAME_FLOOR);
         entries.extend(floor_entries(awards, round, |a| {
             ScoreReason::EndGameFloor {
                 tower,
-                level: top.level,
+                level,
                 influence: a.influence,
                 placing: a.placing,
             }
         }));
     }
-    for &player in &table.players {
+    for player in table.players() {
         let meeples = table.spellbook_meeples(player);
         if meeples > 0 {
             entries.push(ScoreEntry {
@@ -292,9 +336,8 @@ pub fn final_score(table: &Table, round: u8) -> FinalScore {
         }
     }
     let mut standings: Vec<Standing> = table
-        .players
-        .iter()
-        .map(|&player| {
+        .players()
+        .map(|player| {
             let during_play = table.prestige(player);
             // Prestige saturates rather than wraps: a validated table never comes near.
             let end_of_game = entries

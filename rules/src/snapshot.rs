@@ -11,7 +11,7 @@ use crate::components::{
     Rank, SpellId, TowerId,
 };
 use crate::format::{FormatError, parse_json};
-use crate::scoring::{FinalScore, final_score};
+use crate::scoring::{EndOfGameTable, FinalScore, final_score};
 use crate::state::{FLOOR_STACK_TILES, MAX_PRESTIGE_DURING_PLAY, rounds_for};
 
 /// Outer (restriction side up) or central (any-colour side up).
@@ -113,13 +113,7 @@ impl Table {
 
     /// Meeples of `player` on the top floors of the four towers (the second tie-breaker).
     pub fn top_floor_meeples(&self, player: PlayerColor) -> u8 {
-        let count = self
-            .towers
-            .iter()
-            .flat_map(TowerTop::meeples)
-            .filter(|m| m.player == player)
-            .count();
-        u8::try_from(count).unwrap_or(u8::MAX)
+        EndOfGameTable::top_floor_meeples(self, player)
     }
 
     /// End-of-game scoring: unfinished floors, spellbooks, totals and tie-breakers.

@@ -9,7 +9,7 @@ use crate::components::{
     APPRENTICES_PER_PLAYER, DICE_PER_COLOR, DiceCount, Die, DieColor, DieKinds, MEEPLES_PER_PLAYER,
     Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
 };
-use crate::scoring::{FinalScore, OUTER_FLOOR, ScoreEntry};
+use crate::scoring::{EndOfGameTable, FinalScore, OUTER_FLOOR, ScoreEntry};
 use crate::snapshot::{Table, TowerTop};
 use crate::tiles::PillarBonus;
 use crate::tiles::{Restriction, Tile};
@@ -150,7 +150,9 @@ impl Tower {
             pillars: [None; 3],
             finished: false,
             foundation: Vec::new(),
-            buried_dice: Vec::new(),
+            // Three dice a floor, for as many floors as the stack can give the tower: the
+            // room is taken once rather than regrown while the floors are completed.
+            buried_dice: Vec::with_capacity(3 * usize::from(FLOOR_STACK_TILES)),
         }
     }
 
@@ -211,6 +213,27 @@ impl Tower {
 
     pub fn meeples(&self) -> impl Iterator<Item = Meeple> + '_ {
         self.pillars.iter().flatten().filter_map(|p| p.meeple)
+    }
+}
+
+/// The table at the end of the game, read in place rather than through [`GameState::table`].
+impl EndOfGameTable for GameState {
+    fn players(&self) -> impl Iterator<Item = PlayerColor> {
+        self.players.iter().map(|p| p.color)
+    }
+
+    fn top_floor(&self, tower: TowerId) -> (u8, &[Option<Pillar>; 3]) {
+        let top = self.tower(tower);
+        (top.level, &top.pillars)
+    }
+
+    fn prestige(&self, player: PlayerColor) -> u32 {
+        self.player(player).map_or(0, |p| p.prestige)
+    }
+
+    fn spellbook_meeples(&self, player: PlayerColor) -> u8 {
+        self.player(player)
+            .map_or(0, PlayerState::spellbook_meeples)
     }
 }
 
@@ -319,7 +342,8 @@ impl GameState {
             phase: Phase::Roll,
             bag: DiceCount::full(),
             roll: Vec::new(),
-            mana_pool: Vec::new(),
+            // One die per round: room for all of them from the start.
+            mana_pool: Vec::with_capacity(usize::from(rounds_for(players.len()))),
             towers: [
                 Tower::new(TowerId::A, a),
                 Tower::new(TowerId::B, b),
