@@ -25,7 +25,7 @@ impl Default for SearchLimits {
         Self {
             max_depth: 7,
             node_budget: 20_000,
-            max_solutions: 32,
+            max_solutions: 128,
         }
     }
 }

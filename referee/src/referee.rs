@@ -591,26 +591,19 @@ impl Referee {
         frame: u64,
         events: &mut Vec<RefereeEvent>,
     ) {
-        // The reserves break ties: explanations that leave different meeples there.
-        let fewest = solutions
-            .iter()
-            .map(|s| seen.reserve_difference(&s.state))
-            .min()
-            .unwrap_or(0);
-        let solutions: Vec<Solution> = solutions
-            .iter()
-            .filter(|s| seen.reserve_difference(&s.state) == fewest)
-            .cloned()
-            .collect();
-        // Then the reader's guesses: of the explanations that unsure readings allow, those
-        // that agree with what the reader thought most likely.
+        // Ties are broken by what the readings say beyond what the explanations had to
+        // match: the meeples seen in the reserves (sure readings there count twice) and the
+        // reader's guesses for the readings it was unsure of (the explanations may take an
+        // unsure die or meeple for another of its colour).
         let guesses = seen.best_guesses();
-        let disagreements =
-            |s: &Solution| compare(&Expected::of(&s.state), &guesses, false).count;
-        let fewest = solutions.iter().map(disagreements).min().unwrap_or(0);
+        let doubt = |s: &Solution| {
+            2 * seen.reserve_difference(&s.state)
+                + compare(&Expected::of(&s.state), &guesses, false).count
+        };
+        let least = solutions.iter().map(doubt).min().unwrap_or(0);
         let solutions: Vec<Solution> = solutions
             .iter()
-            .filter(|s| disagreements(s) == fewest)
+            .filter(|s| doubt(s) == least)
             .cloned()
             .collect();
         let Some(first) = solutions.first() else {
