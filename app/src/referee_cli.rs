@@ -231,8 +231,8 @@ impl Eyes {
                         "--oracle reads the labels of a rendered game's folder, not a file of readings"
                     );
                 }
-                let lines = File::open(file)
-                    .with_context(|| format!("cannot read {}", file.display()))?;
+                let lines =
+                    File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
                 eprintln!("referee the readings of {}", file.display());
                 return Ok(Self::Saved {
                     path: file.to_path_buf(),
@@ -397,9 +397,9 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
         );
     }
     let mut readings = match options.save_readings {
-        Some(path) => Some(std::io::BufWriter::new(File::create(path).with_context(
-            || format!("cannot write {}", path.display()),
-        )?)),
+        Some(path) => Some(std::io::BufWriter::new(
+            File::create(path).with_context(|| format!("cannot write {}", path.display()))?,
+        )),
         None => None,
     };
     let started = Instant::now();

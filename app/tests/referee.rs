@@ -462,4 +462,3 @@ fn a_roll_die_read_unsure_is_put_right_by_what_followed() {
         assert_eq!(flag["tower"], "a", "{flag:#}");
     }
 }
-

@@ -784,13 +784,18 @@ impl Referee {
             node_budget: self.settings.search.node_budget / 10,
             ..self.settings.search
         };
-        amendments(before, &self.record.actions[at..], &self.roll_unsure, &colors)
-            .into_iter()
-            .map(|a| {
-                let solutions = explain(&a.state, seen, limits);
-                (a, solutions)
-            })
-            .collect()
+        amendments(
+            before,
+            &self.record.actions[at..],
+            &self.roll_unsure,
+            &colors,
+        )
+        .into_iter()
+        .map(|a| {
+            let solutions = explain(&a.state, seen, limits);
+            (a, solutions)
+        })
+        .collect()
     }
 
     /// Puts the round right with `amendment`: the roll and what followed taken out of the
@@ -1141,7 +1146,7 @@ mod tests {
     #[test]
     fn a_roll_die_read_unsure_is_put_right_by_a_sure_reading_on_its_pillar() {
         let (setup, start, roll, rolled, place, placed) = opening(5);
-        let (die, pillar) = placement(&place);
+        let (die, _) = placement(&place);
         let dice = rolled_dice(&roll);
         let wrong = rules::DieValue::ALL
             .into_iter()
@@ -1235,7 +1240,9 @@ mod tests {
                 pillar: PillarIndex::First,
                 buried: false,
             })
-            .find(|p| *p != pillar && !matches!(p, Place::Tower { tower, .. } if tower.is_central()))
+            .find(|p| {
+                *p != pillar && !matches!(p, Place::Tower { tower, .. } if tower.is_central())
+            })
             .unwrap();
         let mut table = Observation::perfect(&placed, 0, 0.0);
         table.dice.push(crate::observation::SeenDie {
