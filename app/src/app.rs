@@ -76,6 +76,8 @@ pub enum Command {
     OpenCameraSetup,
     /// Opens this camera and referees the game on the table through it.
     WatchCamera(CameraChoice),
+    /// Opens this camera in the calibration wizard.
+    CalibrateCamera(CameraChoice),
     /// Stops watching the camera, recording or demo; the game stays on the table.
     StopLive,
     /// An action the live referee confirmed, mirrored into the session.
@@ -124,6 +126,7 @@ pub struct TablesightApp {
     pub file_dialog: Option<FileDialog>,
     pub tiles_editor: Option<TilesEditor>,
     pub camera_setup: Option<CameraSetup>,
+    pub calibration_wizard: Option<crate::calibration_wizard::CalibrationWizard>,
     /// A one-line message: saved, opened, or what went wrong.
     pub status: Option<String>,
     /// The camera, recording or demo being watched and refereed.
@@ -172,6 +175,7 @@ impl TablesightApp {
             file_dialog: None,
             tiles_editor: None,
             camera_setup: None,
+            calibration_wizard: None,
             status,
             live: None,
             demo_cache: None,
@@ -204,6 +208,52 @@ impl TablesightApp {
         let feed = LiveFeed::start(source, options, self.repaint.clone());
         self.live = Some(LiveSession::new(feed));
         Ok(())
+    }
+
+    /// Opens the calibration wizard on `source`: where the calibration is saved, and the
+    /// camera set-up then uses it.
+    pub fn calibrate(&mut self, source: Box<dyn vision::FrameSource>) -> Result<(), String> {
+        let save_to = eframe::storage_dir(crate::APP_ID)
+            .unwrap_or_default()
+            .join("calibration.json");
+        self.calibration_wizard = Some(crate::calibration_wizard::CalibrationWizard::new(
+            source, save_to,
+        )?);
+        Ok(())
+    }
+
+    /// The calibration file the camera set-up (and the next "Watch") uses.
+    pub fn use_calibration(&mut self, path: PathBuf) {
+        if let Some(setup) = &mut self.camera_setup {
+            setup.set_calibration(&path);
+        }
+        self.settings.camera.calibration = Some(path);
+    }
+
+    /// Opens `choice` in its mode and shows it to the calibration wizard.
+    fn calibrate_camera(&mut self, choice: &CameraChoice) {
+        // A camera opens once: the live view lets it go first.
+        self.live = None;
+        let request = vision::ModeRequest {
+            format: Some(choice.mode.format),
+            resolution: Some((choice.mode.width, choice.mode.height)),
+            fps: Some(choice.mode.fps),
+        };
+        let opened = vision::CameraSource::open(
+            choice.index,
+            &request,
+            vision::CameraControls::locked(),
+            vision::WatchSettings::default(),
+        );
+        let result = opened
+            .map_err(|e| format!("{} cannot be opened: {e}", choice.name))
+            .and_then(|source| self.calibrate(Box::new(source)));
+        if let Err(problem) = result {
+            match &mut self.camera_setup {
+                Some(setup) => setup.problem = Some(problem),
+                None => self.status = Some(problem),
+            }
+        }
     }
 
     /// Opens `choice` in its mode and referees the game on the table through it, with the
@@ -384,6 +434,9 @@ impl TablesightApp {
         if self.camera_setup.is_some() {
             crate::camera_setup::camera_setup_ui(self, ui.ctx());
         }
+        if self.calibration_wizard.is_some() {
+            crate::calibration_wizard::calibration_wizard_ui(self, ui.ctx());
+        }
         for command in std::mem::take(&mut self.commands) {
             self.apply(command);
         }
@@ -484,6 +537,7 @@ impl TablesightApp {
                 self.camera_setup = Some(CameraSetup::new(&self.settings.camera));
             }
             Command::WatchCamera(choice) => self.watch_camera(&choice),
+            Command::CalibrateCamera(choice) => self.calibrate_camera(&choice),
             Command::StopLive => self.live = None,
             Command::Refereed { action, overridden } => self.mirror(&action, overridden),
             Command::FollowRecord(record) => match Session::from_record(&record, &self.catalogue) {

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use calibration::intrinsics::{DEFAULT_FOV_DEG, IntrinsicsFit, calibrate_intrinsics};
+use calibration::tracker::MIN_MARKERS;
 use calibration::{
-    Camera, GrayFrame, Intrinsics, MarkerDetection, MarkerDetector, MatArtwork, MatLayout, Paper,
-    PrintPage, SavedCalibration, fit_camera, observations, view_quality,
+    Camera, CameraFit, GrayFrame, Intrinsics, MarkerDetection, MarkerDetector, MatArtwork,
+    MatLayout, Paper, PrintPage, SavedCalibration, fit_camera, observations, view_quality,
 };
 use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref};
 use rand::SeedableRng;
@@ -244,18 +245,57 @@ pub(crate) fn camera_for(
         }
         return Ok(Some(saved.camera()));
     }
-    // One view cannot tell the lens from the pose reliably: take a typical webcam's lens and
-    // fit the pose alone, and trust it only when it is plausible and fits the markers well.
-    let seen = observations(layout, &detect(layout, frame)?);
-    let mut rng = ChaCha8Rng::seed_from_u64(0);
-    let lens = Intrinsics::from_field_of_view(size[0] as u32, size[1] as u32, DEFAULT_FOV_DEG);
-    let Ok(fit) = fit_camera(&seen, &lens, &mut rng) else {
-        return Ok(None);
+    Ok(fit_view(layout, frame)?.fit.ok().map(|fit| fit.camera))
+}
+
+/// One frame of the mat: the markers found in it, and the camera fitted to them, or why
+/// none is.
+pub(crate) struct ViewFit {
+    pub detections: Vec<MarkerDetection>,
+    pub fit: std::result::Result<CameraFit, String>,
+}
+
+/// Finds the mat's markers in `frame` and fits the camera to them. One view cannot tell
+/// the lens from the pose reliably: a typical webcam's lens is taken and the pose alone
+/// fitted, trusted only when it is plausible and fits the markers well.
+pub(crate) fn fit_view(layout: &MatLayout, frame: &GrayFrame) -> Result<ViewFit> {
+    let size = [frame.width, frame.height];
+    let detections = detect(layout, frame)?;
+    let known = detections
+        .iter()
+        .filter(|d| layout.marker(d.id).is_some())
+        .count();
+    let fit = if known < MIN_MARKERS {
+        Err(format!(
+            "{known} of the mat's markers found, at least {MIN_MARKERS} are needed: is the whole mat in view, lit and in focus?"
+        ))
+    } else {
+        let seen = observations(layout, &detections);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let lens = Intrinsics::from_field_of_view(size[0] as u32, size[1] as u32, DEFAULT_FOV_DEG);
+        match fit_camera(&seen, &lens, &mut rng) {
+            Err(error) => Err(format!(
+                "the camera cannot be fitted to the markers: {error}"
+            )),
+            Ok(fit) => {
+                let height_mm = -fit.camera.position_in_table().z;
+                let tolerance_px = 0.01 * size[0].max(size[1]) as f64;
+                if !(100.0..5000.0).contains(&height_mm) {
+                    Err(format!(
+                        "the camera would be {height_mm:.0} mm above the mat, which cannot be: are markers misread?"
+                    ))
+                } else if fit.reprojection_median_px >= tolerance_px {
+                    Err(format!(
+                        "the markers fit a camera badly ({:.1} px off, at most {tolerance_px:.1} px): a lens far from a webcam's, or a mat that is not flat",
+                        fit.reprojection_median_px
+                    ))
+                } else {
+                    Ok(fit)
+                }
+            }
+        }
     };
-    let height_mm = -fit.camera.position_in_table().z;
-    let plausible = (100.0..5000.0).contains(&height_mm)
-        && fit.reprojection_median_px < 0.01 * size[0].max(size[1]) as f64;
-    Ok(plausible.then_some(fit.camera))
+    Ok(ViewFit { detections, fit })
 }
 
 /// `tablesight calibrate IMAGE`: finds the mat in a photo and reports the camera, the
@@ -291,11 +331,11 @@ pub fn calibrate(out: &mut impl Write, options: &CalibrateOptions) -> Result<Out
         .map(|d| d.id)
         .filter(|id| layout.marker(*id).is_some())
         .collect();
-    if found_ids.len() < calibration::tracker::MIN_MARKERS {
+    if found_ids.len() < MIN_MARKERS {
         eprintln!(
             "{image_name}: found {} marker(s) of the mat, at least {} are needed. Is the mat in view, lit and in focus?",
             found_ids.len(),
-            calibration::tracker::MIN_MARKERS
+            MIN_MARKERS
         );
         return Ok(Outcome::Invalid);
     }

@@ -140,6 +140,13 @@ impl CameraSetup {
     }
 }
 
+impl CameraSetup {
+    /// The calibration file shown (a calibration just saved by the wizard).
+    pub fn set_calibration(&mut self, path: &std::path::Path) {
+        self.calibration = path.display().to_string();
+    }
+}
+
 fn calibration_text(settings: &CameraSettings) -> String {
     (settings.calibration.as_ref()).map_or_else(String::new, |p| p.display().to_string())
 }
@@ -227,8 +234,21 @@ pub fn camera_setup_ui(app: &mut TablesightApp, ctx: &Context) {
                         .desired_width(300.0),
                 );
             });
+            let chosen = setup.chosen.and_then(|(index, mode)| {
+                let cameras = setup.cameras()?.as_ref().ok()?;
+                let camera = cameras.iter().find(|c| c.index == index)?;
+                Some(CameraChoice { index, name: camera.name.clone(), mode })
+            });
+            if ui
+                .add_enabled(chosen.is_some(), egui::Button::new("Calibrate with this camera…"))
+                .on_hover_text("Print the mat, lay it under the camera, check what the camera sees and save the calibration.")
+                .clicked()
+                && let Some(camera) = chosen.clone()
+            {
+                command = Some(Command::CalibrateCamera(camera));
+            }
             ui.label(
-                RichText::new("Saved by `tablesight calibrate PHOTO --save FILE`. Without one, the printed mat's markers are found in the frames (print it with `tablesight mat`).")
+                RichText::new("Saved by the calibration wizard, or by `tablesight calibrate PHOTO --save FILE`. Without one, the printed mat's markers are found in the frames.")
                     .small()
                     .weak(),
             );
@@ -242,11 +262,7 @@ pub fn camera_setup_ui(app: &mut TablesightApp, ctx: &Context) {
                 ui.colored_label(ui.visuals().warn_fg_color, problem.as_str());
             }
             ui.horizontal(|ui| {
-                let camera = setup.chosen.and_then(|(index, mode)| {
-                    let cameras = setup.cameras()?.as_ref().ok()?;
-                    let camera = cameras.iter().find(|c| c.index == index)?;
-                    Some(CameraChoice { index, name: camera.name.clone(), mode })
-                });
+                let camera = chosen;
                 let watch = ui.add_enabled(in_game && camera.is_some(), egui::Button::new("Watch"));
                 if !in_game {
                     ui.label("Start or open a game first: the camera referees the game on the table.");

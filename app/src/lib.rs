@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod calibration_cli;
+pub mod calibration_wizard;
 pub mod camera_setup;
 pub mod capture_cli;
 pub mod cli;

@@ -410,3 +410,83 @@ fn an_unplugged_camera_is_said_and_the_game_goes_on_when_it_returns() {
     );
     assert!(harness.state().game().is_some());
 }
+
+#[test]
+fn the_calibration_wizard_finds_the_mat_draws_it_and_saves_the_calibration() {
+    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
+    let view = fixtures().join("mat-view-front.jpg");
+    let source = FrameFiles::files(vec![view], 15.0, Pace::Fastest).unwrap();
+    let dir = std::env::temp_dir().join(format!("tablesight-wizard-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    harness.state_mut().calibrate(Box::new(source)).unwrap();
+    let save_to = dir.join("calibration.json");
+    harness
+        .state_mut()
+        .calibration_wizard
+        .as_mut()
+        .unwrap()
+        .save_to = save_to.clone();
+    step_until_wizard(&mut harness);
+    assert!(harness.query_by_label_contains("markers found").is_some());
+    assert!(
+        harness
+            .query_by_label_contains("px from where the camera puts them")
+            .is_some()
+    );
+    assert!(harness.query_by_label_contains("A die measures").is_some());
+    click(&mut harness, "Save the calibration");
+    let saved =
+        calibration::SavedCalibration::from_json(&std::fs::read_to_string(&save_to).unwrap())
+            .unwrap();
+    let image = vision::read_rgb(&fixtures().join("mat-view-front.jpg")).unwrap();
+    assert_eq!(
+        saved.image_size_px,
+        [image.width() as usize, image.height() as usize]
+    );
+    assert_eq!(harness.state().settings.camera.calibration, Some(save_to));
+    assert!(
+        harness
+            .query_by_label_contains("the camera set-up uses it")
+            .is_some()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // A frame without the mat: what is missing, and nothing to save.
+    let frame = fixtures().join("synth/game/frame-00000.jpg");
+    let source = FrameFiles::files(vec![frame], 15.0, Pace::Fastest).unwrap();
+    harness.state_mut().calibrate(Box::new(source)).unwrap();
+    let nowhere = dir.join("not-saved.json");
+    harness
+        .state_mut()
+        .calibration_wizard
+        .as_mut()
+        .unwrap()
+        .save_to = nowhere.clone();
+    step_until_wizard(&mut harness);
+    assert!(
+        harness
+            .query_by_label_contains("at least 3 are needed")
+            .is_some()
+    );
+    click(&mut harness, "Save the calibration");
+    assert!(!nowhere.exists(), "a disabled button saves nothing");
+}
+
+/// Steps until the wizard has looked at its frames.
+fn step_until_wizard(harness: &mut Harness<'static, TablesightApp>) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while harness
+        .state_mut()
+        .calibration_wizard
+        .as_mut()
+        .unwrap()
+        .looked()
+        .is_none()
+    {
+        assert!(Instant::now() < deadline, "the wizard never looked");
+        std::thread::sleep(Duration::from_millis(30));
+        harness.step();
+    }
+    harness.step();
+    harness.step();
+}
