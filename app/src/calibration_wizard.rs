@@ -41,10 +41,13 @@ pub struct Looked {
     pub quality: Option<ViewQuality>,
 }
 
-/// The frames being looked at, then what was found (the source comes back to look again).
+/// What the looking thread hands back: the source (to look again) and what it found.
+type Handback = (Box<dyn FrameSource>, Result<Box<Looked>, String>);
+
+/// The frames being looked at, then what was found.
 enum Step {
-    Looking(Receiver<(Box<dyn FrameSource>, Result<Looked, String>)>),
-    Looked(Box<dyn FrameSource>, Result<Looked, String>),
+    Looking(Receiver<Handback>),
+    Looked(Box<dyn FrameSource>, Result<Box<Looked>, String>),
 }
 
 /// The wizard's window while it is open.
@@ -85,7 +88,7 @@ impl CalibrationWizard {
     }
 
     /// What was found, once the frames have been looked at.
-    pub fn looked(&mut self) -> Option<&Result<Looked, String>> {
+    pub fn looked(&mut self) -> Option<&Result<Box<Looked>, String>> {
         self.poll();
         match &self.step {
             Some(Step::Looked(_, looked)) => Some(looked),
@@ -155,7 +158,8 @@ fn look(mut source: Box<dyn FrameSource>, layout: MatLayout) -> Step {
     let (sender, receiver) = mpsc::channel();
     std::thread::spawn(move || {
         let started = Instant::now();
-        let mut best: Result<Looked, String> = Err("No frame came from the camera.".to_owned());
+        let mut best: Result<Box<Looked>, String> =
+            Err("No frame came from the camera.".to_owned());
         let mut frames = 0;
         while frames < FRAMES_TO_TRY && started.elapsed() < LOOK_FOR {
             let image = match source.next_event(Duration::from_millis(500)) {
@@ -181,7 +185,7 @@ fn look(mut source: Box<dyn FrameSource>, layout: MatLayout) -> Step {
                 Err(_) => true,
             };
             if done || more {
-                best = Ok(looked);
+                best = Ok(Box::new(looked));
             }
             if done {
                 break;
