@@ -378,6 +378,22 @@ fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
             }
         }
     }
+    // A die placed after a Change spell shows one more or one less than it was rolled.
+    let changed = seen.spellbook_emptied(&expected, SpellId::Change)
+        || seen.spellbook_emptied(&expected, SpellId::Manipulation);
+    if changed {
+        for dice in readings.clone() {
+            for (i, die) in dice.iter().enumerate().filter(|(_, d)| arrived.contains(d)) {
+                for value in [die.value.get() - 1, die.value.get() + 1] {
+                    if let Some(value) = rules::DieValue::new(value) {
+                        let mut rolled = dice.clone();
+                        rolled[i].value = value;
+                        readings.push(rolled);
+                    }
+                }
+            }
+        }
+    }
     let mut rolls: Vec<Action> = Vec::new();
     for dice in readings {
         let roll = Action::Roll { dice };

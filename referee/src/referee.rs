@@ -365,6 +365,10 @@ impl Referee {
     /// one is compared with the game.
     pub fn observe(&mut self, observation: &Observation) -> Vec<RefereeEvent> {
         let observation = self.voter.vote(observation);
+        // A table counts towards settling once its vote is whole (a hand still resets it).
+        if !self.voter.whole() && !observation.is_covered() {
+            return Vec::new();
+        }
         if !self.settler.update(&observation) {
             return Vec::new();
         }

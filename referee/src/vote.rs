@@ -71,6 +71,12 @@ impl Voter {
         }
     }
 
+    /// Whether the last vote had its whole window of frames since the last hand: a vote
+    /// over fewer frames is a guess (right after a hand, a blurred frame outvotes nothing).
+    pub fn whole(&self) -> bool {
+        self.window == 1 || self.frames.len() == self.window
+    }
+
     /// The voted table of `observation` and the frames before it.
     pub fn vote(&mut self, observation: &Observation) -> Observation {
         if observation.is_covered() {
