@@ -530,52 +530,53 @@ impl Mismatch {
 }
 
 /// The dice of `expected` not seen, and the seen dice not expected. Uncertain readings
-/// match a missing die of their colour.
+/// match a missing die of their colour (the same die first).
 pub(crate) fn dice_difference(expected: &[Die], seen: &[Reading]) -> (Vec<Die>, Vec<Die>) {
-    let mut missing: Vec<Die> = expected.to_vec();
-    let mut extra = Vec::new();
-    let mut unsure = Vec::new();
-    for reading in seen {
-        if reading.uncertain {
-            unsure.push(reading.die);
-        } else if remove(&mut missing, &reading.die).is_none() {
-            extra.push(reading.die);
-        }
-    }
-    for die in unsure {
-        match missing.iter().position(|d| d.color == die.color) {
-            Some(i) => {
-                missing.remove(i);
-            }
-            None => extra.push(die),
-        }
-    }
-    (missing, extra)
+    difference(
+        expected,
+        seen.iter().map(|r| (r.die, r.uncertain)),
+        |a, b| a.color == b.color,
+    )
 }
 
 /// The meeples of `expected` not seen, and the seen meeples not expected. Uncertain
-/// readings match a missing meeple of their player.
+/// readings match a missing meeple of their player (the same meeple first).
 pub(crate) fn meeple_difference(
     expected: &[Meeple],
     seen: &[MeepleReading],
 ) -> (Vec<Meeple>, Vec<Meeple>) {
+    difference(
+        expected,
+        seen.iter().map(|r| (r.meeple, r.uncertain)),
+        |a, b| a.player == b.player,
+    )
+}
+
+/// The pieces of `expected` not seen, and the seen pieces (each with whether it was read
+/// unsure) not expected. Sure readings match their own piece; unsure ones then match the
+/// same piece, else one `alike`.
+fn difference<T: Copy + PartialEq>(
+    expected: &[T],
+    seen: impl Iterator<Item = (T, bool)>,
+    alike: impl Fn(&T, &T) -> bool,
+) -> (Vec<T>, Vec<T>) {
     let mut missing = expected.to_vec();
     let mut extra = Vec::new();
     let mut unsure = Vec::new();
-    for reading in seen {
-        if reading.uncertain {
-            unsure.push(reading.meeple);
-        } else if remove(&mut missing, &reading.meeple).is_none() {
-            extra.push(reading.meeple);
+    for (piece, uncertain) in seen {
+        if uncertain {
+            unsure.push(piece);
+        } else if remove(&mut missing, &piece).is_none() {
+            extra.push(piece);
         }
     }
-    for meeple in unsure {
-        let exact = missing.iter().position(|m| *m == meeple);
-        match exact.or_else(|| missing.iter().position(|m| m.player == meeple.player)) {
+    for piece in unsure {
+        let exact = missing.iter().position(|m| *m == piece);
+        match exact.or_else(|| missing.iter().position(|m| alike(m, &piece))) {
             Some(i) => {
                 missing.remove(i);
             }
-            None => extra.push(meeple),
+            None => extra.push(piece),
         }
     }
     (missing, extra)
