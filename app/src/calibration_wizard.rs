@@ -60,7 +60,7 @@ pub struct CalibrationWizard {
     pub save_to: PathBuf,
     /// The paper and the file the mat is printed to.
     paper: Paper,
-    print_to: String,
+    pub print_to: String,
     /// What the last button did, or why it could not.
     pub message: Option<String>,
 }
@@ -72,7 +72,7 @@ impl CalibrationWizard {
         let source_name = source.describe();
         let print_to = std::env::home_dir()
             .unwrap_or_default()
-            .join("tablesight-mat-A2.pdf")
+            .join(mat_file_name(Paper::A2))
             .display()
             .to_string();
         Ok(Self {
@@ -150,6 +150,10 @@ impl CalibrationWizard {
             },
         );
     }
+}
+
+fn mat_file_name(paper: Paper) -> String {
+    format!("tablesight-mat-{}.pdf", paper.name())
 }
 
 /// Reads frames from `source` on a thread until one calibrates, for at most
@@ -230,6 +234,7 @@ pub fn calibration_wizard_ui(app: &mut TablesightApp, ctx: &Context) {
         .show(ctx, |ui| {
             ui.label(RichText::new("1. Print the mat").strong());
             ui.horizontal(|ui| {
+                let before = wizard.paper;
                 egui::ComboBox::from_label("paper")
                     .selected_text(wizard.paper.name())
                     .show_ui(ui, |ui| {
@@ -237,6 +242,13 @@ pub fn calibration_wizard_ui(app: &mut TablesightApp, ctx: &Context) {
                             ui.selectable_value(&mut wizard.paper, paper, paper.name());
                         }
                     });
+                // The file named after the paper follows it.
+                if wizard.paper != before {
+                    wizard.print_to = wizard.print_to.replace(
+                        &mat_file_name(before),
+                        &mat_file_name(wizard.paper),
+                    );
+                }
                 ui.add(egui::TextEdit::singleline(&mut wizard.print_to).desired_width(320.0));
                 if ui.button("Write the PDF").clicked() {
                     wizard.print_mat();

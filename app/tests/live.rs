@@ -434,6 +434,18 @@ fn the_calibration_wizard_finds_the_mat_draws_it_and_saves_the_calibration() {
             .is_some()
     );
     assert!(harness.query_by_label_contains("A die measures").is_some());
+    // The mat's PDF, to print.
+    let pdf = dir.join("mat.pdf");
+    std::fs::create_dir_all(&dir).unwrap();
+    harness
+        .state_mut()
+        .calibration_wizard
+        .as_mut()
+        .unwrap()
+        .print_to = pdf.display().to_string();
+    click(&mut harness, "Write the PDF");
+    assert!(std::fs::read(&pdf).unwrap().starts_with(b"%PDF"));
+    assert!(harness.query_by_label_contains("wrote ").is_some());
     click(&mut harness, "Save the calibration");
     let saved =
         calibration::SavedCalibration::from_json(&std::fs::read_to_string(&save_to).unwrap())
