@@ -66,6 +66,13 @@ fn render(name: &str, seed: u64, players: &str, actions: Option<usize>) -> PathB
     dir
 }
 
+/// The JSON that a successful `tablesight ARGS` prints.
+fn tablesight_json(args: &[&str]) -> Value {
+    let (code, stdout, stderr) = tablesight(args);
+    assert_eq!(code, 0, "{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -382,12 +389,7 @@ fn saved_readings_are_refereed_again_as_they_were_read() {
     let frames = dir.to_string_lossy().into_owned();
     let setup = dir.join("record.json").to_string_lossy().into_owned();
     let saved = readings.to_string_lossy().into_owned();
-    let run = |args: &[&str]| {
-        let (code, stdout, stderr) = tablesight(args);
-        assert_eq!(code, 0, "{stderr}");
-        serde_json::from_str::<Value>(&stdout).unwrap()
-    };
-    let oracle = run(&[
+    let oracle = tablesight_json(&[
         "referee",
         &frames,
         "--setup",
@@ -398,7 +400,7 @@ fn saved_readings_are_refereed_again_as_they_were_read() {
         &saved,
     ]);
     // The oracle's readings are not voted: neither are they read again.
-    let again = run(&[
+    let again = tablesight_json(&[
         "referee",
         &saved,
         "--setup",
@@ -428,15 +430,13 @@ fn a_roll_die_read_unsure_is_put_right_by_what_followed() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/readings");
     let readings = fixtures.join("g13-readings.jsonl");
     let record = fixtures.join("g13-record.json");
-    let (code, stdout, stderr) = tablesight(&[
+    let output = tablesight_json(&[
         "referee",
         &readings.to_string_lossy(),
         "--setup",
         &record.to_string_lossy(),
         "--json",
     ]);
-    assert_eq!(code, 0, "{stderr}");
-    let output: Value = serde_json::from_str(&stdout).unwrap();
     let truth = read_json(&record);
     let amended: Vec<&Value> = (output["notes"].as_array().unwrap().iter())
         .filter(|n| n["kind"] == "amended")
