@@ -113,13 +113,18 @@ pub struct RecordOptions<'a> {
     pub lock: bool,
 }
 
+/// The limit of `--seconds`, refused unless positive.
+pub fn seconds_limit(seconds: Option<f64>) -> Result<Option<Duration>> {
+    match seconds {
+        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => bail!("--seconds {s}: give a positive number of seconds"),
+        None => Ok(None),
+    }
+}
+
 /// `tablesight record --camera N --out DIR [--seconds S] [--resolution WxH]`.
 pub fn record(out: &mut impl Write, options: &RecordOptions<'_>) -> Result<Outcome> {
-    let limit = match options.seconds {
-        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
-        Some(s) => bail!("--seconds {s}: give a positive number of seconds"),
-        None => None,
-    };
+    let limit = seconds_limit(options.seconds)?;
     let request = ModeRequest {
         format: options.format,
         resolution: options.resolution,
@@ -178,7 +183,7 @@ pub struct RecordSummary {
 
 /// CPU time of this process so far (Linux: user and system time of `/proc/self/stat`, in
 /// ticks of 1/100 s).
-fn cpu_seconds() -> Option<f64> {
+pub fn cpu_seconds() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
     let ticks = |i: usize| fields.get(i)?.parse::<f64>().ok();
@@ -220,13 +225,7 @@ pub fn write_recording(
                 )?;
             }
             Some(CaptureEvent::Frame(frame)) => {
-                ages_ms.push(
-                    capture
-                        .elapsed()
-                        .saturating_sub(frame.timestamp)
-                        .as_secs_f64()
-                        * 1000.0,
-                );
+                ages_ms.push(frame.arrived.elapsed().as_secs_f64() * 1000.0);
                 if index.is_none() {
                     let mut file = File::create_new(&index_path)
                         .with_context(|| format!("cannot create {}", index_path.display()))?;

@@ -252,6 +252,7 @@ impl FrameSource for DemoFrames {
             Ok(image) => SourceEvent::Frame(Frame {
                 number,
                 timestamp,
+                arrived: Instant::now(),
                 image,
             }),
             Err(error) => SourceEvent::Skipped(error),

@@ -204,6 +204,10 @@ enum Command {
         /// Frames a second of a folder of frames without an index.
         #[arg(long, default_value_t = 15.0)]
         fps: f64,
+        /// Stop after this many seconds, and print the figures: reading time, latency from
+        /// capture to reading, frames passed over, CPU use.
+        #[arg(long)]
+        seconds: Option<f64>,
     },
     /// Renders the synthetic table: training scenes or whole games, with exact labels.
     #[command(subcommand)]
@@ -406,6 +410,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                 settle_frames,
                 vote_frames,
                 save_readings: save_readings.as_deref(),
+                limit: None,
             },
         ),
         Command::Watch {
@@ -416,7 +421,9 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             journal,
             tiles,
             fps,
+            seconds,
         } => {
+            let limit = capture_cli::seconds_limit(seconds)?;
             let source = match (&frames, camera) {
                 (Some(dir), _) => referee_cli::Source::Frames(dir),
                 (None, camera) => referee_cli::Source::Camera(camera.unwrap_or(0)),
@@ -425,7 +432,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                 out,
                 &referee_cli::RefereeOptions {
                     source,
-                    pace: vision::Pace::Recorded,
+                    pace: vision::Pace::Live,
                     setup: &setup,
                     journal: journal.as_deref(),
                     tiles: tiles.as_deref(),
@@ -437,6 +444,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                     settle_frames: 3,
                     vote_frames: 5,
                     save_readings: None,
+                    limit,
                 },
             )
         }

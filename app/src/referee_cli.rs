@@ -69,6 +69,8 @@ pub struct RefereeOptions<'a> {
     pub vote_frames: u32,
     /// Where to write each frame's reading, a line of JSON per frame.
     pub save_readings: Option<&'a Path>,
+    /// Stop after this long (a camera never ends by itself).
+    pub limit: Option<Duration>,
 }
 
 /// Only the set-up of a game record: its actions are never read.
@@ -204,7 +206,70 @@ enum Eyes {
         models: Option<PathBuf>,
         /// Made at the first frame whose camera is known.
         table: Option<Box<TableReader>>,
+        timing: Box<Timing>,
     },
+}
+
+/// How long the reader path took, frame by frame.
+#[derive(Debug, Default)]
+struct Timing {
+    /// Reading a frame: the reader, the places, the observation.
+    reading_ms: Vec<f64>,
+    /// From the frame's arrival (the camera's capture thread, or the recording's due time)
+    /// to its reading done: queue, decoding and reading.
+    latency_ms: Vec<f64>,
+    /// The last frame number taken: a gap is frames passed over for a newer one.
+    last_number: Option<u64>,
+    passed_over: u64,
+    /// CPU seconds of the process when the first frame was taken.
+    cpu_start: Option<f64>,
+    started: Option<Instant>,
+}
+
+impl Timing {
+    fn taken(&mut self, number: u64) {
+        if let Some(last) = self.last_number {
+            self.passed_over += number.saturating_sub(last + 1);
+        }
+        self.last_number = Some(number);
+        if self.started.is_none() {
+            self.started = Some(Instant::now());
+            self.cpu_start = crate::capture_cli::cpu_seconds();
+        }
+    }
+
+    /// The figures in words, `None` before any frame was read.
+    fn summary(&self) -> Option<String> {
+        let median_and_tail = |values: &[f64]| {
+            let mut sorted = values.to_vec();
+            sorted.sort_by(f64::total_cmp);
+            let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+            (at(0.5), at(0.95))
+        };
+        if self.reading_ms.is_empty() {
+            return None;
+        }
+        let (reading, reading_95) = median_and_tail(&self.reading_ms);
+        let (latency, latency_95) = median_and_tail(&self.latency_ms);
+        let taken = self.reading_ms.len() as u64;
+        let mut text = format!(
+            "reading a frame: median {reading:.1} ms, 95th percentile {reading_95:.1} ms; \
+             from the frame's arrival to its reading: median {latency:.1} ms, 95th percentile {latency_95:.1} ms; \
+             {taken} frames read, {} passed over for a newer one",
+            self.passed_over
+        );
+        let seconds = self.started.map(|t| t.elapsed().as_secs_f64());
+        if let (Some(start), Some(end), Some(seconds)) =
+            (self.cpu_start, crate::capture_cli::cpu_seconds(), seconds)
+        {
+            text += &format!(
+                "; {:.1} frames read a second, CPU {:.0} % of one core",
+                taken as f64 / seconds.max(1e-9),
+                (end - start) / seconds.max(1e-9) * 100.0
+            );
+        }
+        Some(text)
+    }
 }
 
 impl Eyes {
@@ -261,6 +326,7 @@ impl Eyes {
             saved: options.calibration.map(Path::to_path_buf),
             models: options.models.map(Path::to_path_buf),
             table: None,
+            timing: Box::default(),
         })
     }
 
@@ -309,10 +375,11 @@ impl Eyes {
                 saved,
                 models,
                 table,
+                timing,
             } => {
-                let image = loop {
+                let taken = loop {
                     match source.next_event(Duration::from_secs(1)) {
-                        SourceEvent::Frame(f) => break f.image,
+                        SourceEvent::Frame(f) => break f,
                         SourceEvent::End => return Ok(None),
                         SourceEvent::Status(status) => eprintln!("camera: {status}"),
                         // A frame that cannot be read is a frame where nothing is seen: the
@@ -321,6 +388,8 @@ impl Eyes {
                         SourceEvent::Waiting => {}
                     }
                 };
+                timing.taken(taken.number);
+                let image = taken.image;
                 // The frame's number in the order read, so that a journal resumes at the
                 // same frame of a recording.
                 let time_s = frame as f64 / fps;
@@ -355,7 +424,14 @@ impl Eyes {
                 let Some(table) = table else {
                     return Ok(Some(hidden));
                 };
+                let reading = Instant::now();
                 let (_, observation) = table.observe(&image, state, frame, time_s)?;
+                timing
+                    .reading_ms
+                    .push(reading.elapsed().as_secs_f64() * 1000.0);
+                timing
+                    .latency_ms
+                    .push(taken.arrived.elapsed().as_secs_f64() * 1000.0);
                 Ok(Some(observation))
             }
         }
@@ -405,6 +481,12 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
     let started = Instant::now();
     let mut frames = 0u64;
     loop {
+        if options
+            .limit
+            .is_some_and(|limit| started.elapsed() >= limit)
+        {
+            break;
+        }
         let frame = frames;
         let skip = frame < resume_from;
         let Some(observation) = eyes.next(frame, options.fps, referee.state(), skip)? else {
@@ -480,6 +562,11 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
         "{refereed} frames refereed in {seconds:.2} s ({:.0} frames a second)",
         refereed as f64 / seconds.max(1e-9)
     );
+    if let Eyes::Reader { timing, .. } = &eyes
+        && let Some(summary) = timing.summary()
+    {
+        eprintln!("{summary}");
+    }
     Ok(Outcome::Ok)
 }
 

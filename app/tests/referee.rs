@@ -462,3 +462,38 @@ fn a_roll_die_read_unsure_is_put_right_by_what_followed() {
         assert_eq!(flag["tower"], "a", "{flag:#}");
     }
 }
+
+#[test]
+fn watching_a_recording_prints_the_figures_of_the_camera_path() {
+    let dir = scratch("watch-figures");
+    let view = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mat-view-front.jpg");
+    for n in 0..6 {
+        std::fs::copy(&view, dir.join(format!("frame-{n:05}.jpg"))).unwrap();
+    }
+    let setup =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/game-3p-seed161.json");
+    let (code, _, stderr) = tablesight(&[
+        "watch",
+        "--frames",
+        &dir.to_string_lossy(),
+        "--setup",
+        &setup.to_string_lossy(),
+        "--fps",
+        "10",
+        "--seconds",
+        "30",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let figures = stderr
+        .lines()
+        .find(|line| line.starts_with("reading a frame: median"))
+        .unwrap_or_else(|| panic!("no figures in:\n{stderr}"));
+    assert!(figures.contains("from the frame's arrival to its reading: median"));
+    // Each frame is read or passed over for a newer one, as a camera's would be; the last
+    // one is always read.
+    let (before, after) = figures.split_once(" frames read, ").unwrap();
+    let read: u64 = before.rsplit(' ').next().unwrap().parse().unwrap();
+    let passed: u64 = after.split(' ').next().unwrap().parse().unwrap();
+    assert!(read >= 1);
+    assert_eq!(read + passed, 6, "{figures}");
+}

@@ -120,6 +120,8 @@ pub struct RawFrame {
     pub number: u64,
     /// Since the capture started.
     pub timestamp: Duration,
+    /// When the capture thread took it from the driver: its age is the capture's latency.
+    pub arrived: Instant,
     pub raw: RawImage,
 }
 
@@ -672,6 +674,7 @@ impl Shared {
             frame = Some(RawFrame {
                 number: state.frames,
                 timestamp: now.saturating_duration_since(self.started),
+                arrived: now,
                 raw,
             });
             state.frames += 1;
@@ -993,12 +996,6 @@ impl LiveCapture {
             reconnects: state.reconnects,
             abandoned_threads: state.abandoned,
         }
-    }
-
-    /// Time since the capture started, on the clock of the frames' timestamps: a frame's
-    /// age when taken is `elapsed() - frame.timestamp`.
-    pub fn elapsed(&self) -> Duration {
-        self.shared.started.elapsed()
     }
 }
 

@@ -26,6 +26,10 @@ pub struct Frame {
     pub number: u64,
     /// Time since the start of the capture or the recording.
     pub timestamp: Duration,
+    /// When the source got it: the camera's capture thread took it from the driver, or a
+    /// recording handed it over. Its age when the reading is done is the latency from capture
+    /// to reading.
+    pub arrived: Instant,
     pub image: RgbImage,
 }
 
@@ -126,6 +130,7 @@ impl FrameSource for CameraSource {
                 Ok(image) => SourceEvent::Frame(Frame {
                     number: frame.number,
                     timestamp: frame.timestamp,
+                    arrived: frame.arrived,
                     image,
                 }),
                 Err(error) => SourceEvent::Skipped(error),
@@ -206,6 +211,10 @@ pub enum Pace {
     /// falls behind gets every frame all the same, late.
     #[default]
     Recorded,
+    /// At their timestamps, as a live camera hands them over: a consumer that falls behind
+    /// gets the newest frame due, the older ones are dropped (as the capture's mailbox drops
+    /// them), so the replay is as late as a camera would be, never later.
+    Live,
     /// As fast as the consumer takes them; the timestamps stay the recorded ones.
     Fastest,
 }
@@ -244,6 +253,7 @@ pub struct FrameFiles {
     /// When the first frame was handed over.
     clock: Option<Instant>,
     skipped: usize,
+    dropped: usize,
 }
 
 fn frames_error(path: &Path, reason: impl fmt::Display) -> VisionError {
@@ -285,6 +295,7 @@ impl FrameFiles {
             pace,
             clock: None,
             skipped: 0,
+            dropped: 0,
         })
     }
 
@@ -332,6 +343,7 @@ impl FrameFiles {
             pace,
             clock: None,
             skipped: 0,
+            dropped: 0,
         })
     }
 
@@ -349,6 +361,11 @@ impl FrameFiles {
     pub fn skipped(&self) -> usize {
         self.skipped
     }
+
+    /// Frames passed over for a newer one so far ([`Pace::Live`] only).
+    pub fn dropped(&self) -> usize {
+        self.dropped
+    }
 }
 
 impl FrameSource for FrameFiles {
@@ -357,21 +374,38 @@ impl FrameSource for FrameFiles {
     }
 
     fn next_event(&mut self, wait: Duration) -> SourceEvent {
-        let Some(entry) = self.entries.get(self.next) else {
+        if self.next >= self.entries.len() {
             return SourceEvent::End;
-        };
-        if self.pace == Pace::Recorded {
-            let first = self.entries.first().map_or(Duration::ZERO, |e| e.timestamp);
+        }
+        // When a camera would have delivered it: its due time at a recorded pace.
+        let mut arrived = Instant::now();
+        if self.pace != Pace::Fastest {
+            let first = self.entries[0].timestamp;
             let start = *self.clock.get_or_insert_with(Instant::now);
-            if !wait_until(start + entry.timestamp.saturating_sub(first), wait) {
+            let due = |entry: &Entry| start + entry.timestamp.saturating_sub(first);
+            if self.pace == Pace::Live {
+                let now = Instant::now();
+                while self
+                    .entries
+                    .get(self.next + 1)
+                    .is_some_and(|later| due(later) <= now)
+                {
+                    self.next += 1;
+                    self.dropped += 1;
+                }
+            }
+            arrived = due(&self.entries[self.next]);
+            if !wait_until(arrived, wait) {
                 return SourceEvent::Waiting;
             }
         }
+        let entry = &self.entries[self.next];
         self.next += 1;
         match read_rgb(&entry.path) {
             Ok(image) => SourceEvent::Frame(Frame {
                 number: entry.number,
                 timestamp: entry.timestamp,
+                arrived,
                 image,
             }),
             Err(error) => {

@@ -503,6 +503,31 @@ fn the_recorded_pace_keeps_the_frame_rate() {
 }
 
 #[test]
+fn the_live_pace_passes_over_frames_a_slow_reader_missed() {
+    let files: Vec<_> = game_frames().into_iter().take(10).collect();
+    // 100 fps: frame n is due n * 10 ms after the first.
+    let mut source = FrameFiles::files(files, 100.0, Pace::Live).unwrap();
+    let first = source.next_frame().unwrap();
+    assert_eq!(first.number, 0);
+    // A reader that takes 60 ms: frames 1 to 5 at least are due meanwhile; it gets the
+    // newest, as it would from a camera, and the frame arrived just now.
+    std::thread::sleep(Duration::from_millis(60));
+    let second = source.next_frame().unwrap();
+    assert!(second.number >= 6, "frame {}", second.number);
+    assert!(second.arrived.elapsed() < Duration::from_millis(50));
+    let mut taken = 2;
+    let mut last = second.number;
+    while let Some(frame) = source.next_frame() {
+        assert!(frame.number > last);
+        last = frame.number;
+        taken += 1;
+    }
+    assert_eq!(last, 9, "the last frame is never passed over");
+    assert_eq!(taken + source.dropped(), 10);
+    assert!(source.dropped() >= 5);
+}
+
+#[test]
 fn a_corrupt_frame_in_a_folder_is_reported_and_skipped() {
     let dir = scratch("corrupt");
     let frames = game_frames();
