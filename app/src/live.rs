@@ -25,7 +25,7 @@ use egui::{Color32, ColorImage, Pos2, Rect, Vec2};
 use image::RgbImage;
 use referee::{Desync, Flag, Referee, RefereeEvent, RefereeSettings};
 use rules::{Action, GameRecord, PillarIndex, TileCatalogue, TowerId};
-use vision::{CameraStatus, DiceReader, FrameSource, Reading, SourceEvent};
+use vision::{CameraStatus, DiceReader, Frame, FrameSource, Reading, SourceEvent};
 
 use crate::observe::TableReader;
 
@@ -182,6 +182,9 @@ pub struct LiveSnapshot {
     pub fps: f32,
     /// Time to read one frame (smoothed).
     pub reading_ms: f32,
+    /// From the frame's arrival (the camera's capture thread) to its reading done: how far
+    /// the picture shown is behind the table (smoothed).
+    pub latency_ms: f32,
     /// The last thing that went wrong without stopping the feed (an unreadable frame).
     pub problem: Option<String>,
     pub referee: RefereeView,
@@ -209,8 +212,8 @@ impl LiveSnapshot {
         }
         if self.frames_read > 0 {
             parts.push(format!(
-                "{:.1} fps, reading {:.0} ms",
-                self.fps, self.reading_ms
+                "{:.1} fps, reading {:.0} ms, {:.0} ms behind",
+                self.fps, self.reading_ms, self.latency_ms
             ));
         }
         parts.join(" · ")
@@ -627,7 +630,7 @@ impl Worker {
                     let Some(current) = eyes.as_mut() else {
                         return self.fail("the reader was lost".to_owned());
                     };
-                    self.read(current, &mut referee, &frame.image, frame.number, time_s);
+                    self.read(current, &mut referee, &frame, time_s);
                     self.publish();
                 }
                 SourceEvent::Status(status) => {
@@ -706,10 +709,10 @@ impl Worker {
         &mut self,
         eyes: &mut Eyes,
         referee: &mut Referee,
-        image: &RgbImage,
-        number: u64,
+        frame: &Frame,
         time_s: f64,
     ) {
+        let (image, number) = (&frame.image, frame.number);
         let started = Instant::now();
         let (reading, events) = match eyes {
             Eyes::Bare(reader) => match reader.read(image) {
@@ -736,6 +739,8 @@ impl Worker {
             |old: f32, new: f32, first: bool| if first { new } else { old * 0.8 + new * 0.2 };
         let first = self.snapshot.frames_read == 0;
         self.snapshot.reading_ms = smooth(self.snapshot.reading_ms, reading_ms, first);
+        let latency_ms = frame.arrived.elapsed().as_secs_f32() * 1000.0;
+        self.snapshot.latency_ms = smooth(self.snapshot.latency_ms, latency_ms, first);
         if let Some(last) = self.last_frame_at {
             let interval = now.duration_since(last).as_secs_f32().max(1e-3);
             let second = self.snapshot.frames_read == 1;
@@ -894,9 +899,10 @@ mod tests {
         snapshot.frames_read = 12;
         snapshot.fps = 6.04;
         snapshot.reading_ms = 151.2;
+        snapshot.latency_ms = 190.7;
         assert_eq!(
             snapshot.status_line(),
-            "demo · camera live · calibrating: looking for the mat's markers (3 frames) · 6.0 fps, reading 151 ms"
+            "demo · camera live · calibrating: looking for the mat's markers (3 frames) · 6.0 fps, reading 151 ms, 191 ms behind"
         );
         snapshot.phase = FeedPhase::Ended;
         snapshot.camera = None;
