@@ -502,3 +502,53 @@ fn step_until_wizard(harness: &mut Harness<'static, TablesightApp>) {
     harness.step();
     harness.step();
 }
+
+#[test]
+fn an_illegal_placement_seen_by_the_camera_is_flagged_and_cleared_when_taken_back() {
+    // Frames 86-157 of a rendered game (seed 12, 1280x720), some passed over as a slow
+    // reader's camera would: Red puts the blue 2 on tower B, whose tile refuses blue, takes
+    // it back and puts it on the central tower. Read by the shipped models; the game opened
+    // is the one on the table before the move (tests/fixtures/live-flag/README.md).
+    let dir = fixtures().join("live-flag");
+    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
+    harness
+        .state_mut()
+        .command(Command::Open(dir.join("record.json")));
+    harness.step();
+    assert_eq!(harness.state().game().unwrap().session.steps().len(), 4);
+    let source = FrameFiles::folder(&dir, None, Pace::Fastest).unwrap();
+    harness.state_mut().watch(Box::new(source), None).unwrap();
+
+    step_until(&mut harness, "the flag", |h| {
+        snapshot(h).referee.active_flag.is_some()
+    });
+    let flag = snapshot(&harness).referee.active_flag.clone().unwrap();
+    assert!(flag.violation.contains("tower B"), "{}", flag.violation);
+    assert!(
+        harness
+            .query_by_label_contains("Illegal move seen: ")
+            .is_some(),
+        "the flag's banner"
+    );
+    assert!(
+        harness
+            .query_all_by_label_contains("(the flagged move)")
+            .next()
+            .is_some(),
+        "the flagged move is marked on the image"
+    );
+    assert_eq!(
+        harness.state().game().unwrap().session.steps().len(),
+        4,
+        "an illegal move is never played"
+    );
+
+    step_until(&mut harness, "the placement on the central tower", |h| {
+        h.state().game().unwrap().session.steps().len() == 5
+    });
+    assert!(snapshot(&harness).referee.active_flag.is_none());
+    let placed = harness.state().game().unwrap().session.steps()[4]
+        .action
+        .to_string();
+    assert!(placed.contains("central"), "{placed}");
+}
