@@ -705,13 +705,7 @@ impl Worker {
     }
 
     /// Reads a frame (and referees it once calibrated).
-    fn read(
-        &mut self,
-        eyes: &mut Eyes,
-        referee: &mut Referee,
-        frame: &Frame,
-        time_s: f64,
-    ) {
+    fn read(&mut self, eyes: &mut Eyes, referee: &mut Referee, frame: &Frame, time_s: f64) {
         let (image, number) = (&frame.image, frame.number);
         let started = Instant::now();
         let (reading, events) = match eyes {
