@@ -158,6 +158,10 @@ pub struct RefereeView {
     pub desyncs: Vec<Desync>,
     pub active_flag: Option<Flag>,
     pub active_desync: Option<Desync>,
+    /// The moves that each explain the table, when the referee cannot yet tell which was
+    /// played (a meeple whose rank was not seen, a Change spell whose direction the die
+    /// shows later): the user may say, else the tables to come decide.
+    pub undecided: Vec<Vec<Action>>,
     /// The last events in words, the newest last.
     pub events: Vec<String>,
     pub over: bool,
@@ -398,9 +402,19 @@ fn referee_view(referee: &Referee, previous: &RefereeView, events: &[RefereeEven
         desyncs: referee.desyncs().to_vec(),
         active_flag: referee.active_flag().cloned(),
         active_desync: referee.active_desync().cloned(),
+        undecided: undecided(referee),
         events: words.into(),
         over: referee.state().is_over(),
     }
+}
+
+/// The referee's undecided explanations, when there are several to choose from.
+fn undecided(referee: &Referee) -> Vec<Vec<Action>> {
+    let undecided = referee.undecided();
+    if undecided.len() < 2 {
+        return Vec::new();
+    }
+    undecided.into_iter().map(<[Action]>::to_vec).collect()
 }
 
 /// The frame as the window shows it.
@@ -749,7 +763,10 @@ impl Worker {
             image: Arc::new(color_image(image)),
             reading,
         });
-        if !events.is_empty() || self.snapshot.referee.record.is_none() {
+        if !events.is_empty()
+            || self.snapshot.referee.record.is_none()
+            || self.snapshot.referee.undecided != undecided(referee)
+        {
             self.snapshot.referee = referee_view(referee, &self.snapshot.referee, &events);
         }
     }

@@ -62,6 +62,7 @@ impl LiveSession {
 
 const FLAG_RED: Color32 = Color32::from_rgb(150, 25, 25);
 const DESYNC_ORANGE: Color32 = Color32::from_rgb(170, 90, 10);
+const QUESTION_BLUE: Color32 = Color32::from_rgb(30, 70, 130);
 
 /// A coloured box across the view, for a flag, a desync or a camera in trouble.
 fn banner(ui: &mut Ui, fill: Color32, contents: impl FnOnce(&mut Ui)) {
@@ -174,6 +175,30 @@ pub fn live_view_ui(live: &mut LiveSession, ui: &mut Ui, commands: &mut Vec<Comm
                     .clicked()
                 {
                     commands.push(Command::Live(LiveRequest::Play(desync.closest.clone())));
+                }
+            }
+        });
+    }
+    let undecided = &snapshot.referee.undecided;
+    if !undecided.is_empty() && snapshot.referee.active_desync.is_none() {
+        banner(ui, QUESTION_BLUE, |ui| {
+            ui.label(
+                RichText::new("The table fits more than one move. Which was it?")
+                    .color(Color32::WHITE)
+                    .strong(),
+            );
+            for actions in undecided {
+                let words = actions
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                if ui
+                    .button(words)
+                    .on_hover_text("The referee plays it. Else the next tables decide.")
+                    .clicked()
+                {
+                    commands.push(Command::Live(LiveRequest::Play(actions.clone())));
                 }
             }
         });

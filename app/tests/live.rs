@@ -552,3 +552,50 @@ fn an_illegal_placement_seen_by_the_camera_is_flagged_and_cleared_when_taken_bac
         .to_string();
     assert!(placed.contains("central"), "{placed}");
 }
+
+#[test]
+fn a_move_the_table_cannot_tell_apart_is_asked_of_the_user() {
+    // The same recording without frames 142-148: the first still table after the hand is
+    // read with the blue 2 on the central tower but without the meeple standing on it, and
+    // no reserve shows whether Red used an apprentice or the master.
+    let dir = fixtures().join("live-flag");
+    let frames: Vec<PathBuf> = (86..=157)
+        .filter(|n| !(142..=148).contains(n))
+        .map(|n| dir.join(format!("frame-{n:05}.jpg")))
+        .filter(|path| path.is_file())
+        .collect();
+    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
+    harness
+        .state_mut()
+        .command(Command::Open(dir.join("record.json")));
+    harness.step();
+    let source = FrameFiles::files(frames, 15.0, Pace::Fastest).unwrap();
+    harness.state_mut().watch(Box::new(source), None).unwrap();
+    step_until(&mut harness, "the question", |h| {
+        !snapshot(h).referee.undecided.is_empty()
+    });
+    assert!(
+        harness
+            .query_by_label_contains("The table fits more than one move")
+            .is_some()
+    );
+    let apprentice = "Red places the blue 2 with an apprentice on pillar 3 of the central tower";
+    let master = "Red places the blue 2 with a master on pillar 3 of the central tower";
+    assert!(harness.query_by_label(master).is_some());
+    click(&mut harness, apprentice);
+    step_until(&mut harness, "the answer played", |h| {
+        h.state().game().unwrap().session.steps().len() == 5
+    });
+    assert_eq!(
+        harness.state().game().unwrap().session.steps()[4]
+            .action
+            .to_string(),
+        apprentice
+    );
+    assert!(snapshot(&harness).referee.undecided.is_empty());
+    assert!(
+        harness
+            .query_by_label_contains("The table fits more than one move")
+            .is_none()
+    );
+}

@@ -345,8 +345,8 @@ impl Referee {
     }
 
     /// The explanations of the table that the referee cannot yet choose between (a Change
-    /// spell cast, its direction shown only when the die is placed); each is a list of
-    /// actions after the record.
+    /// spell cast, its direction shown only when the die is placed; a meeple whose rank was
+    /// not seen); each is a list of actions after the record.
     pub fn undecided(&self) -> Vec<&[Action]> {
         self.pending.iter().map(|s| s.actions.as_slice()).collect()
     }
@@ -898,6 +898,8 @@ impl Referee {
             // The user named the dice.
             self.roll_unsure.clear();
         }
+        // The user said what happened: the explanations left undecided are answered.
+        self.pending.clear();
         self.confirm(actions, frame, &mut events);
         self.clear_flag(frame, FlagOutcome::Played, &mut events);
         self.resolve_desync(frame, &mut events);
@@ -1224,6 +1226,38 @@ mod tests {
         show(&mut referee, &after, &mut frame);
         assert_eq!(referee.record().actions, vec![roll, place]);
         assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
+    #[test]
+    fn a_placement_whose_meeple_is_not_seen_waits_for_the_user_to_name_the_rank() {
+        let (setup, start, roll, rolled, place, placed) = opening(5);
+        let (_, pillar) = placement(&place);
+        let (mut referee, mut frame) = rolled_table(&setup, &start, &rolled);
+        // The die on its pillar, the meeple beside it missed, no reserve read.
+        let mut after = Observation::perfect(&placed, 0, 0.0);
+        after
+            .meeples
+            .retain(|m| m.place != pillar && !matches!(m.place, Place::Reserve { .. }));
+        show(&mut referee, &after, &mut frame);
+        assert_eq!(referee.record().actions, vec![roll.clone()]);
+        let undecided: Vec<Vec<Action>> = referee
+            .undecided()
+            .into_iter()
+            .map(<[Action]>::to_vec)
+            .collect();
+        assert_eq!(undecided.len(), 2, "{undecided:?}");
+        assert!(undecided.contains(&vec![place.clone()]));
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+        // The user names it: played, and nothing is left to decide.
+        referee.play(std::slice::from_ref(&place), frame).unwrap();
+        assert_eq!(referee.record().actions, vec![roll, place]);
+        assert!(referee.undecided().is_empty());
+        show(&mut referee, &after, &mut frame);
+        assert_eq!(
+            referee.record().actions.len(),
+            2,
+            "the same table again adds nothing"
+        );
     }
 
     #[test]
