@@ -1066,11 +1066,15 @@ impl GameState {
                 }
             }
         }
+        // The placement is the turn's first move that can complete a floor. A pending bonus
+        // is resolved before the floor is scored, so only then is the floor listed; else it
+        // is scored at once (without a list to allocate: most turns of a playout).
+        debug_assert!(turn.completed.is_empty());
         if self.tower(tower_id).is_full() {
-            turn.completed.push(tower_id);
-        }
-        if turn.pending.is_none() {
-            self.score_completed(turn, events);
+            match turn.pending {
+                Some(_) => turn.completed.push(tower_id),
+                None => self.score_floor(tower_id, events),
+            }
         }
     }
 
