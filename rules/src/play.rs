@@ -5,7 +5,8 @@ use std::ops::ControlFlow;
 
 use crate::action::{Action, BonusTarget, Direction, MeepleSource, SpellEffect};
 use crate::components::{
-    Die, DieColor, DieKinds, Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
+    DiceCount, Die, DieColor, DieKinds, Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId,
+    TowerId,
 };
 use crate::event::Event;
 use crate::scoring::{
@@ -163,9 +164,9 @@ impl GameState {
                 found: dice.len(),
             });
         }
+        let rolled = DiceCount::count_dice(dice);
         for color in DieColor::ALL {
-            let wanted =
-                u8::try_from(dice.iter().filter(|d| d.color == color).count()).unwrap_or(u8::MAX);
+            let wanted = rolled.get(color);
             if wanted > self.bag.get(color) {
                 return Err(Violation::NotInBag {
                     color,

@@ -112,8 +112,12 @@ impl GameState {
         }
         let mut bag = self.bag();
         let mut dice = Vec::with_capacity(self.dice_per_round());
-        while dice.len() < self.dice_per_round() && bag.total() > 0 {
-            let Some(color) = color_of_die(&bag, rng.random_range(0..bag.total())) else {
+        while dice.len() < self.dice_per_round() {
+            let in_bag = bag.total();
+            if in_bag == 0 {
+                break;
+            }
+            let Some(color) = color_of_die(&bag, rng.random_range(0..in_bag)) else {
                 break;
             };
             bag.take(color);
