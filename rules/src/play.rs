@@ -1247,57 +1247,71 @@ impl GameState {
         for entry in entries {
             self.record_score(entry, events);
         }
-        // Meeples beside dice go back to their owners; meeples alone stay for good.
+        // Meeples beside dice go back to their owners; meeples alone stay for good. One walk
+        // over the pillars gives the meeples back (floors are scored many times in every
+        // playout); the lists are only made for the events and the foundation.
         let pillars = self.tower(id).pillars;
-        let returned = pillars
-            .iter()
-            .flatten()
-            .filter(|p| p.die.is_some())
-            .filter_map(|p| p.meeple);
-        let staying = pillars
-            .iter()
-            .flatten()
-            .filter(|p| p.die.is_none())
-            .filter_map(|p| p.meeple);
-        for meeple in returned.clone() {
-            self.player_mut(meeple.player).give(meeple.rank);
+        let returned = || {
+            pillars
+                .iter()
+                .flatten()
+                .filter(|p| p.die.is_some())
+                .filter_map(|p| p.meeple)
+        };
+        let staying = || {
+            pillars
+                .iter()
+                .flatten()
+                .filter(|p| p.die.is_none())
+                .filter_map(|p| p.meeple)
+        };
+        let (mut any_returned, mut any_staying) = (false, false);
+        for pillar in pillars.iter().flatten() {
+            match (pillar.die, pillar.meeple) {
+                (Some(_), Some(meeple)) => {
+                    self.player_mut(meeple.player).give(meeple.rank);
+                    any_returned = true;
+                }
+                (None, Some(_)) => any_staying = true,
+                _ => {}
+            }
         }
-        if returned.clone().next().is_some() {
+        if any_returned {
             events.add(|| Event::MeeplesReturned {
                 tower: id,
-                meeples: returned.collect(),
+                meeples: returned().collect(),
             });
         }
-        if staying.clone().next().is_some() {
+        if any_staying {
             events.add(|| Event::MeeplesStay {
                 tower: id,
-                meeples: staying.clone().collect(),
+                meeples: staying().collect(),
             });
         }
         let next_tile = self.stack.pop();
         let tower = self.tower_mut(id);
-        for pillar in tower.pillars.iter_mut().flatten() {
-            if pillar.die.is_some() {
-                pillar.meeple = None;
-            }
-        }
         match next_tile {
             Some(tile) => {
                 tower
                     .buried_dice
                     .extend(pillars.iter().flatten().filter_map(|p| p.die));
-                tower.foundation.extend(staying);
+                tower.foundation.extend(staying());
                 tower.pillars = [None; 3];
                 tower.level += 1;
-                tower.lay(tile.clone());
+                tower.lay(tile);
                 events.add(|| Event::NewFloor {
                     tower: id,
                     level: tower.level,
-                    tile,
+                    tile: tower.tile.clone(),
                 });
             }
             None => {
                 // The last floor stays on top: its dice and lone meeples remain visible.
+                for pillar in tower.pillars.iter_mut().flatten() {
+                    if pillar.die.is_some() {
+                        pillar.meeple = None;
+                    }
+                }
                 tower.finished = true;
                 events.add(|| Event::TowerFinished { tower: id });
             }
