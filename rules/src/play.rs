@@ -1014,10 +1014,13 @@ impl GameState {
         };
         self.player_mut(turn.player).take(rank);
         let tower = self.tower_mut(tower_id);
-        tower.pillars[pillar.index()] = Some(Pillar {
-            die: Some(placed),
-            meeple: Some(meeple),
-        });
+        tower.set_pillar(
+            pillar,
+            Pillar {
+                die: Some(placed),
+                meeple: Some(meeple),
+            },
+        );
         let bonus = tower.bonus(pillar);
         let level = tower.level;
         turn.placed = Some(Placement {
@@ -1130,10 +1133,13 @@ impl GameState {
                 spell = Some(pending.spell);
             }
             BonusTarget::Pillar { tower, pillar } => {
-                self.tower_mut(tower).pillars[pillar.index()] = Some(Pillar {
-                    die: None,
-                    meeple: Some(meeple),
-                });
+                self.tower_mut(tower).set_pillar(
+                    pillar,
+                    Pillar {
+                        die: None,
+                        meeple: Some(meeple),
+                    },
+                );
                 if self.tower(tower).is_full() {
                     turn.completed.push(tower);
                 }
@@ -1184,6 +1190,8 @@ impl GameState {
             }
             SpellEffect::Permutation { rolled, pillar } => {
                 let r = self.roll.iter().position(|d| *d == rolled);
+                // A swap of dice leaves what the central tower accepts as it was: any die
+                // while a pillar is empty.
                 let central = &mut self.towers[TowerId::Central.index()].pillars[pillar.index()];
                 if let (Some(r), Some(Pillar { die: Some(d), .. })) = (r, central.as_mut()) {
                     std::mem::swap(&mut self.roll[r], d);
@@ -1298,6 +1306,7 @@ impl GameState {
                 tower.foundation.extend(staying());
                 tower.pillars = [None; 3];
                 tower.level += 1;
+                // Laid on the emptied floor: what the tower accepts is worked out from both.
                 tower.lay(tile);
                 events.add(|| Event::NewFloor {
                     tower: id,
@@ -1307,12 +1316,7 @@ impl GameState {
             }
             None => {
                 // The last floor stays on top: its dice and lone meeples remain visible.
-                for pillar in tower.pillars.iter_mut().flatten() {
-                    if pillar.die.is_some() {
-                        pillar.meeple = None;
-                    }
-                }
-                tower.finished = true;
+                tower.finish();
                 events.add(|| Event::TowerFinished { tower: id });
             }
         }
