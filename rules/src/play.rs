@@ -873,14 +873,40 @@ impl GameState {
         };
         match spell {
             SpellId::Manipulation => {}
+            // Change and Metamorphosis are weighed here by the kinds the dice would count
+            // as, rather than through `check_cast_outcome` (counted at every step before
+            // the placement while the spell is in the spellbook); the property tests hold
+            // the two against each other.
             SpellId::Change if before_placing => {
                 for direction in [Direction::Up, Direction::Down] {
-                    consider(SpellEffect::Change { direction });
+                    let after = Outlook {
+                        change: turn.change.saturating_add(direction.delta()),
+                        ..Outlook::of(turn)
+                    };
+                    // Some die must be able to take it, and a die must still fit if one does.
+                    let counted = after.counted_kinds(&self.roll);
+                    if counted != DieKinds::NONE
+                        && (outlook.fitting == 0 || counted.intersects(outlook.accepted))
+                    {
+                        cast(SpellEffect::Change { direction });
+                    }
                 }
             }
             SpellId::Metamorphosis if before_placing => {
+                let counted_color = |die: &Die| turn.metamorphosis.unwrap_or(die.color);
                 for color in DieColor::ALL {
-                    consider(SpellEffect::Metamorphosis { color });
+                    let after = Outlook {
+                        metamorphosis: Some(color),
+                        ..Outlook::of(turn)
+                    };
+                    // Some die must count as another colour now, and a die must still fit
+                    // if one does.
+                    if self.roll.iter().any(|die| counted_color(die) != color)
+                        && (outlook.fitting == 0
+                            || after.counted_kinds(&self.roll).intersects(outlook.accepted))
+                    {
+                        cast(SpellEffect::Metamorphosis { color });
+                    }
                 }
             }
             SpellId::Change | SpellId::Metamorphosis => {}
@@ -1454,6 +1480,16 @@ impl Outlook {
                     kinds.union(DieKinds::of_die(die))
                 })
         })
+    }
+
+    /// The kinds the dice in `dice` count as for the restriction (those Change would take
+    /// out of 1 to 6 left out).
+    fn counted_kinds(&self, dice: &[Die]) -> DieKinds {
+        dice.iter()
+            .filter_map(|&die| self.effective_die(die))
+            .fold(DieKinds::NONE, |kinds, (_, counted)| {
+                kinds.union(DieKinds::of_die(counted))
+            })
     }
 
     /// Whether `die`, as the restriction would count it, is of a kind in `accepted`.
