@@ -829,7 +829,7 @@ impl GameState {
     /// so a flip, an exchange or a permutation is refused only when it would swap a die for
     /// an identical one: the sets of distinct dice count those without trying each (the
     /// spells are counted at every step of a playout, and an exchange can pair five rolled
-    /// dice with nine in the mana pool). Change and Metamorphosis are tried one by one.
+    /// dice with nine in the mana pool). Change and Metamorphosis are listed and counted.
     pub(crate) fn castable_effect_count(&self, view: &TurnView, spell: SpellId) -> usize {
         let placement_at_stake = view.cast_outlook.fitting == 1;
         let rolled = DieKinds::of_dice(&self.roll);
@@ -863,27 +863,27 @@ impl GameState {
         let turn = view.turn;
         let outlook = view.cast_outlook;
         let before_placing = turn.placed.is_none();
-        let mut consider = |effect: SpellEffect| {
-            if self
-                .check_cast_outcome(turn, &effect, outlook.accepted, outlook.fitting)
-                .is_ok()
-            {
-                cast(effect);
-            }
+        let now = Outlook::of(turn);
+        // The effects are weighed here by the kinds the dice would count as, rather than
+        // through `check_cast_outcome`: the spells are counted at every step while they are
+        // in the spellbook, and the property tests hold the two against each other.
+        // A die must still fit after the spell if one fits now. A flip or a swap changes one
+        // die: it can only take the placement away when exactly one die fits, this one,
+        // and the die brought in does not.
+        let keeps_the_placement = |taken: Die, brought: Die| {
+            outlook.fitting != 1
+                || !now.fits(taken, outlook.accepted)
+                || now.fits(brought, outlook.accepted)
         };
         match spell {
             SpellId::Manipulation => {}
-            // Change and Metamorphosis are weighed here by the kinds the dice would count
-            // as, rather than through `check_cast_outcome` (counted at every step before
-            // the placement while the spell is in the spellbook); the property tests hold
-            // the two against each other.
             SpellId::Change if before_placing => {
                 for direction in [Direction::Up, Direction::Down] {
                     let after = Outlook {
                         change: turn.change.saturating_add(direction.delta()),
-                        ..Outlook::of(turn)
+                        ..now
                     };
-                    // Some die must be able to take it, and a die must still fit if one does.
+                    // Some die must be able to take the change.
                     let counted = after.counted_kinds(&self.roll);
                     if counted != DieKinds::NONE
                         && (outlook.fitting == 0 || counted.intersects(outlook.accepted))
@@ -897,10 +897,9 @@ impl GameState {
                 for color in DieColor::ALL {
                     let after = Outlook {
                         metamorphosis: Some(color),
-                        ..Outlook::of(turn)
+                        ..now
                     };
-                    // Some die must count as another colour now, and a die must still fit
-                    // if one does.
+                    // Some die must count as another colour than it does now.
                     if self.roll.iter().any(|die| counted_color(die) != color)
                         && (outlook.fitting == 0
                             || after.counted_kinds(&self.roll).intersects(outlook.accepted))
@@ -912,21 +911,29 @@ impl GameState {
             SpellId::Change | SpellId::Metamorphosis => {}
             SpellId::Flip => {
                 for die in distinct(&self.roll) {
-                    consider(SpellEffect::Flip { die });
+                    if keeps_the_placement(die, Die::new(die.color, die.value.opposite())) {
+                        cast(SpellEffect::Flip { die });
+                    }
                 }
             }
+            // A swap must change something: never a die for an identical one.
             SpellId::Exchange => {
                 for rolled in distinct(&self.roll) {
                     for pool in distinct(&self.mana_pool) {
-                        consider(SpellEffect::Exchange { rolled, pool });
+                        if rolled != pool && keeps_the_placement(rolled, pool) {
+                            cast(SpellEffect::Exchange { rolled, pool });
+                        }
                     }
                 }
             }
             SpellId::Permutation => {
                 for rolled in distinct(&self.roll) {
                     for pillar in PillarIndex::ALL {
-                        if self.central_die(pillar).is_some() {
-                            consider(SpellEffect::Permutation { rolled, pillar });
+                        if let Some(central) = self.central_die(pillar)
+                            && central != rolled
+                            && keeps_the_placement(rolled, central)
+                        {
+                            cast(SpellEffect::Permutation { rolled, pillar });
                         }
                     }
                 }
