@@ -832,18 +832,22 @@ impl GameState {
     /// dice with nine in the mana pool). Change and Metamorphosis are listed and counted.
     pub(crate) fn castable_effect_count(&self, view: &TurnView, spell: SpellId) -> usize {
         let placement_at_stake = view.cast_outlook.fitting == 1;
-        let rolled = DieKinds::of_dice(&self.roll);
+        // Worked out only for the spells that count with it.
+        let rolled = || DieKinds::of_dice(&self.roll);
         match spell {
-            SpellId::Flip if !placement_at_stake => rolled.len(),
+            SpellId::Flip if !placement_at_stake => rolled().len(),
             SpellId::Exchange if !placement_at_stake => {
-                let pool = DieKinds::of_dice(&self.mana_pool);
+                let (rolled, pool) = (rolled(), DieKinds::of_dice(&self.mana_pool));
                 rolled.len() * pool.len() - rolled.intersection(pool).len()
             }
-            SpellId::Permutation if !placement_at_stake => PillarIndex::ALL
-                .into_iter()
-                .filter_map(|pillar| self.central_die(pillar))
-                .map(|central| rolled.len() - usize::from(rolled.contains(central)))
-                .sum(),
+            SpellId::Permutation if !placement_at_stake => {
+                let rolled = rolled();
+                PillarIndex::ALL
+                    .into_iter()
+                    .filter_map(|pillar| self.central_die(pillar))
+                    .map(|central| rolled.len() - usize::from(rolled.contains(central)))
+                    .sum()
+            }
             _ => {
                 let mut count = 0;
                 self.for_each_castable_effect(view, spell, |_| count += 1);
