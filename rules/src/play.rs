@@ -144,7 +144,7 @@ impl GameState {
                 let turn = self.turn_of(*player)?;
                 no_pending(turn)?;
                 let fitting = self.dice_fitting(turn, self.accepted(turn));
-                if turn.placed.is_none() && self.must_place(turn, fitting) {
+                if turn.placed.is_none() && Self::must_place(self.current(turn), fitting) {
                     return Err(Violation::MustPlace { player: *player });
                 }
                 Ok(())
@@ -476,11 +476,10 @@ impl GameState {
             .and_then(|p| p.die)
     }
 
-    /// Whether the player must place before ending the turn: a die fits somewhere and a
-    /// meeple is in the reserve, or the reserve is empty and a meeple on the spellbook can
+    /// Whether the player `me` must place before ending the turn: a die fits somewhere and
+    /// a meeple is in the reserve, or the reserve is empty and a meeple on the spellbook can
     /// be taken back (RULINGS.md, A placement). `fitting` is [`GameState::dice_fitting`].
-    fn must_place(&self, turn: &Turn, fitting: usize) -> bool {
-        let me = self.current(turn);
+    fn must_place(me: &PlayerState, fitting: usize) -> bool {
         if me.reserve_is_empty() {
             me.spellbook_meeples() > 0
         } else {
@@ -746,7 +745,7 @@ impl GameState {
                 block(OtherBlock::Recall(spell))?;
             }
         }
-        if turn.placed.is_some() || !self.must_place(turn, view.cast_outlook.fitting) {
+        if turn.placed.is_some() || !Self::must_place(me, view.cast_outlook.fitting) {
             block(OtherBlock::EndTurn)?;
         }
         ControlFlow::Continue(())
