@@ -213,13 +213,10 @@ impl GameState {
     }
 
     fn current(&self, turn: &Turn) -> &crate::state::PlayerState {
-        // The turn's player is always one of the players.
-        let index = self
-            .players
-            .iter()
-            .position(|p| p.color == turn.player)
-            .unwrap_or(0);
-        &self.players[index]
+        // The turn's player sits at the seat of this turn of the round (`next_turn`).
+        let me = &self.players[self.seat(self.turn_in_round)];
+        debug_assert_eq!(me.color, turn.player);
+        me
     }
 
     fn check_place(
@@ -1025,8 +1022,12 @@ impl GameState {
     }
 
     fn seat_player(&self, turn_in_round: u8) -> PlayerColor {
-        let seat = (self.first_seat + usize::from(turn_in_round)) % self.players.len();
-        self.players[seat].color
+        self.players[self.seat(turn_in_round)].color
+    }
+
+    /// The seat, in `players`, of the player of turn `turn_in_round` of this round.
+    fn seat(&self, turn_in_round: u8) -> usize {
+        (self.first_seat + usize::from(turn_in_round)) % self.players.len()
     }
 
     fn apply_place(
