@@ -170,6 +170,11 @@ impl DieKinds {
         self.0 & Self::bit(die.color, die.value) != 0
     }
 
+    /// Whether the two sets share a kind.
+    pub(crate) fn intersects(self, other: Self) -> bool {
+        self.0 & other.0 != 0
+    }
+
     pub(crate) fn without(self, other: Self) -> Self {
         Self(self.0 & !other.0)
     }

@@ -5,7 +5,8 @@ use std::ops::ControlFlow;
 
 use crate::action::{Action, BonusTarget, Direction, MeepleSource, SpellEffect};
 use crate::components::{
-    Die, DieColor, DieKinds, Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
+    DiceCount, Die, DieColor, DieKinds, Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId,
+    TowerId,
 };
 use crate::event::Event;
 use crate::scoring::{
@@ -143,7 +144,7 @@ impl GameState {
                 let turn = self.turn_of(*player)?;
                 no_pending(turn)?;
                 let fitting = self.dice_fitting(turn, self.accepted(turn));
-                if turn.placed.is_none() && self.must_place(turn, fitting) {
+                if turn.placed.is_none() && Self::must_place(self.current(turn), fitting) {
                     return Err(Violation::MustPlace { player: *player });
                 }
                 Ok(())
@@ -163,9 +164,9 @@ impl GameState {
                 found: dice.len(),
             });
         }
+        let rolled = DiceCount::count_dice(dice);
         for color in DieColor::ALL {
-            let wanted =
-                u8::try_from(dice.iter().filter(|d| d.color == color).count()).unwrap_or(u8::MAX);
+            let wanted = rolled.get(color);
             if wanted > self.bag.get(color) {
                 return Err(Violation::NotInBag {
                     color,
@@ -212,13 +213,10 @@ impl GameState {
     }
 
     fn current(&self, turn: &Turn) -> &crate::state::PlayerState {
-        // The turn's player is always one of the players.
-        let index = self
-            .players
-            .iter()
-            .position(|p| p.color == turn.player)
-            .unwrap_or(0);
-        &self.players[index]
+        // The turn's player sits at the seat of this turn of the round (`next_turn`).
+        let me = &self.players[self.seat(self.turn_in_round)];
+        debug_assert_eq!(me.color, turn.player);
+        me
     }
 
     fn check_place(
@@ -475,11 +473,10 @@ impl GameState {
             .and_then(|p| p.die)
     }
 
-    /// Whether the player must place before ending the turn: a die fits somewhere and a
-    /// meeple is in the reserve, or the reserve is empty and a meeple on the spellbook can
+    /// Whether the player `me` must place before ending the turn: a die fits somewhere and
+    /// a meeple is in the reserve, or the reserve is empty and a meeple on the spellbook can
     /// be taken back (RULINGS.md, A placement). `fitting` is [`GameState::dice_fitting`].
-    fn must_place(&self, turn: &Turn, fitting: usize) -> bool {
-        let me = self.current(turn);
+    fn must_place(me: &PlayerState, fitting: usize) -> bool {
         if me.reserve_is_empty() {
             me.spellbook_meeples() > 0
         } else {
@@ -745,7 +742,7 @@ impl GameState {
                 block(OtherBlock::Recall(spell))?;
             }
         }
-        if turn.placed.is_some() || !self.must_place(turn, view.cast_outlook.fitting) {
+        if turn.placed.is_some() || !Self::must_place(me, view.cast_outlook.fitting) {
             block(OtherBlock::EndTurn)?;
         }
         ControlFlow::Continue(())
@@ -828,21 +825,25 @@ impl GameState {
     /// so a flip, an exchange or a permutation is refused only when it would swap a die for
     /// an identical one: the sets of distinct dice count those without trying each (the
     /// spells are counted at every step of a playout, and an exchange can pair five rolled
-    /// dice with nine in the mana pool). Change and Metamorphosis are tried one by one.
+    /// dice with nine in the mana pool). Change and Metamorphosis are listed and counted.
     pub(crate) fn castable_effect_count(&self, view: &TurnView, spell: SpellId) -> usize {
         let placement_at_stake = view.cast_outlook.fitting == 1;
-        let rolled = DieKinds::of_dice(&self.roll);
+        // Worked out only for the spells that count with it.
+        let rolled = || DieKinds::of_dice(&self.roll);
         match spell {
-            SpellId::Flip if !placement_at_stake => rolled.len(),
+            SpellId::Flip if !placement_at_stake => rolled().len(),
             SpellId::Exchange if !placement_at_stake => {
-                let pool = DieKinds::of_dice(&self.mana_pool);
+                let (rolled, pool) = (rolled(), DieKinds::of_dice(&self.mana_pool));
                 rolled.len() * pool.len() - rolled.intersection(pool).len()
             }
-            SpellId::Permutation if !placement_at_stake => PillarIndex::ALL
-                .into_iter()
-                .filter_map(|pillar| self.central_die(pillar))
-                .map(|central| rolled.len() - usize::from(rolled.contains(central)))
-                .sum(),
+            SpellId::Permutation if !placement_at_stake => {
+                let rolled = rolled();
+                PillarIndex::ALL
+                    .into_iter()
+                    .filter_map(|pillar| self.central_die(pillar))
+                    .map(|central| rolled.len() - usize::from(rolled.contains(central)))
+                    .sum()
+            }
             _ => {
                 let mut count = 0;
                 self.for_each_castable_effect(view, spell, |_| count += 1);
@@ -862,44 +863,77 @@ impl GameState {
         let turn = view.turn;
         let outlook = view.cast_outlook;
         let before_placing = turn.placed.is_none();
-        let mut consider = |effect: SpellEffect| {
-            if self
-                .check_cast_outcome(turn, &effect, outlook.accepted, outlook.fitting)
-                .is_ok()
-            {
-                cast(effect);
-            }
+        let now = Outlook::of(turn);
+        // The effects are weighed here by the kinds the dice would count as, rather than
+        // through `check_cast_outcome`: the spells are counted at every step while they are
+        // in the spellbook, and the property tests hold the two against each other.
+        // A die must still fit after the spell if one fits now. A flip or a swap changes one
+        // die: it can only take the placement away when exactly one die fits, this one,
+        // and the die brought in does not.
+        let keeps_the_placement = |taken: Die, brought: Die| {
+            outlook.fitting != 1
+                || !now.fits(taken, outlook.accepted)
+                || now.fits(brought, outlook.accepted)
         };
         match spell {
             SpellId::Manipulation => {}
             SpellId::Change if before_placing => {
                 for direction in [Direction::Up, Direction::Down] {
-                    consider(SpellEffect::Change { direction });
+                    let after = Outlook {
+                        change: turn.change.saturating_add(direction.delta()),
+                        ..now
+                    };
+                    // Some die must be able to take the change.
+                    let counted = after.counted_kinds(&self.roll);
+                    if counted != DieKinds::NONE
+                        && (outlook.fitting == 0 || counted.intersects(outlook.accepted))
+                    {
+                        cast(SpellEffect::Change { direction });
+                    }
                 }
             }
             SpellId::Metamorphosis if before_placing => {
+                let counted_color = |die: &Die| turn.metamorphosis.unwrap_or(die.color);
                 for color in DieColor::ALL {
-                    consider(SpellEffect::Metamorphosis { color });
+                    let after = Outlook {
+                        metamorphosis: Some(color),
+                        ..now
+                    };
+                    // Some die must count as another colour than it does now.
+                    if self.roll.iter().any(|die| counted_color(die) != color)
+                        && (outlook.fitting == 0
+                            || after.counted_kinds(&self.roll).intersects(outlook.accepted))
+                    {
+                        cast(SpellEffect::Metamorphosis { color });
+                    }
                 }
             }
             SpellId::Change | SpellId::Metamorphosis => {}
             SpellId::Flip => {
                 for die in distinct(&self.roll) {
-                    consider(SpellEffect::Flip { die });
+                    if keeps_the_placement(die, Die::new(die.color, die.value.opposite())) {
+                        cast(SpellEffect::Flip { die });
+                    }
                 }
             }
+            // A swap must change something: never a die for an identical one.
             SpellId::Exchange => {
                 for rolled in distinct(&self.roll) {
                     for pool in distinct(&self.mana_pool) {
-                        consider(SpellEffect::Exchange { rolled, pool });
+                        if rolled != pool && keeps_the_placement(rolled, pool) {
+                            cast(SpellEffect::Exchange { rolled, pool });
+                        }
                     }
                 }
             }
             SpellId::Permutation => {
                 for rolled in distinct(&self.roll) {
                     for pillar in PillarIndex::ALL {
-                        if self.central_die(pillar).is_some() {
-                            consider(SpellEffect::Permutation { rolled, pillar });
+                        if let Some(central) = self.central_die(pillar)
+                            && central != rolled
+                            && keeps_the_placement(rolled, central)
+                        {
+                            cast(SpellEffect::Permutation { rolled, pillar });
                         }
                     }
                 }
@@ -988,8 +1022,12 @@ impl GameState {
     }
 
     fn seat_player(&self, turn_in_round: u8) -> PlayerColor {
-        let seat = (self.first_seat + usize::from(turn_in_round)) % self.players.len();
-        self.players[seat].color
+        self.players[self.seat(turn_in_round)].color
+    }
+
+    /// The seat, in `players`, of the player of turn `turn_in_round` of this round.
+    fn seat(&self, turn_in_round: u8) -> usize {
+        (self.first_seat + usize::from(turn_in_round)) % self.players.len()
     }
 
     fn apply_place(
@@ -1013,10 +1051,13 @@ impl GameState {
         };
         self.player_mut(turn.player).take(rank);
         let tower = self.tower_mut(tower_id);
-        tower.pillars[pillar.index()] = Some(Pillar {
-            die: Some(placed),
-            meeple: Some(meeple),
-        });
+        tower.set_pillar(
+            pillar,
+            Pillar {
+                die: Some(placed),
+                meeple: Some(meeple),
+            },
+        );
         let bonus = tower.bonus(pillar);
         let level = tower.level;
         turn.placed = Some(Placement {
@@ -1066,11 +1107,15 @@ impl GameState {
                 }
             }
         }
+        // The placement is the turn's first move that can complete a floor. A pending bonus
+        // is resolved before the floor is scored, so only then is the floor listed; else it
+        // is scored at once (without a list to allocate: most turns of a playout).
+        debug_assert!(turn.completed.is_empty());
         if self.tower(tower_id).is_full() {
-            turn.completed.push(tower_id);
-        }
-        if turn.pending.is_none() {
-            self.score_completed(turn, events);
+            match turn.pending {
+                Some(_) => turn.completed.push(tower_id),
+                None => self.score_floor(tower_id, events),
+            }
         }
     }
 
@@ -1125,10 +1170,13 @@ impl GameState {
                 spell = Some(pending.spell);
             }
             BonusTarget::Pillar { tower, pillar } => {
-                self.tower_mut(tower).pillars[pillar.index()] = Some(Pillar {
-                    die: None,
-                    meeple: Some(meeple),
-                });
+                self.tower_mut(tower).set_pillar(
+                    pillar,
+                    Pillar {
+                        die: None,
+                        meeple: Some(meeple),
+                    },
+                );
                 if self.tower(tower).is_full() {
                     turn.completed.push(tower);
                 }
@@ -1179,6 +1227,8 @@ impl GameState {
             }
             SpellEffect::Permutation { rolled, pillar } => {
                 let r = self.roll.iter().position(|d| *d == rolled);
+                // A swap of dice leaves what the central tower accepts as it was: any die
+                // while a pillar is empty.
                 let central = &mut self.towers[TowerId::Central.index()].pillars[pillar.index()];
                 if let (Some(r), Some(Pillar { die: Some(d), .. })) = (r, central.as_mut()) {
                     std::mem::swap(&mut self.roll[r], d);
@@ -1242,58 +1292,68 @@ impl GameState {
         for entry in entries {
             self.record_score(entry, events);
         }
-        // Meeples beside dice go back to their owners; meeples alone stay for good.
+        // Meeples beside dice go back to their owners; meeples alone stay for good. One walk
+        // over the pillars gives the meeples back (floors are scored many times in every
+        // playout); the lists are only made for the events and the foundation.
         let pillars = self.tower(id).pillars;
-        let returned = pillars
-            .iter()
-            .flatten()
-            .filter(|p| p.die.is_some())
-            .filter_map(|p| p.meeple);
-        let staying = pillars
-            .iter()
-            .flatten()
-            .filter(|p| p.die.is_none())
-            .filter_map(|p| p.meeple);
-        for meeple in returned.clone() {
-            self.player_mut(meeple.player).give(meeple.rank);
+        let returned = || {
+            pillars
+                .iter()
+                .flatten()
+                .filter(|p| p.die.is_some())
+                .filter_map(|p| p.meeple)
+        };
+        let staying = || {
+            pillars
+                .iter()
+                .flatten()
+                .filter(|p| p.die.is_none())
+                .filter_map(|p| p.meeple)
+        };
+        let (mut any_returned, mut any_staying) = (false, false);
+        for pillar in pillars.iter().flatten() {
+            match (pillar.die, pillar.meeple) {
+                (Some(_), Some(meeple)) => {
+                    self.player_mut(meeple.player).give(meeple.rank);
+                    any_returned = true;
+                }
+                (None, Some(_)) => any_staying = true,
+                _ => {}
+            }
         }
-        if returned.clone().next().is_some() {
+        if any_returned {
             events.add(|| Event::MeeplesReturned {
                 tower: id,
-                meeples: returned.collect(),
+                meeples: returned().collect(),
             });
         }
-        if staying.clone().next().is_some() {
+        if any_staying {
             events.add(|| Event::MeeplesStay {
                 tower: id,
-                meeples: staying.clone().collect(),
+                meeples: staying().collect(),
             });
         }
         let next_tile = self.stack.pop();
         let tower = self.tower_mut(id);
-        for pillar in tower.pillars.iter_mut().flatten() {
-            if pillar.die.is_some() {
-                pillar.meeple = None;
-            }
-        }
         match next_tile {
             Some(tile) => {
                 tower
                     .buried_dice
                     .extend(pillars.iter().flatten().filter_map(|p| p.die));
-                tower.foundation.extend(staying);
+                tower.foundation.extend(staying());
                 tower.pillars = [None; 3];
                 tower.level += 1;
-                tower.lay(tile.clone());
+                // Laid on the emptied floor: what the tower accepts is worked out from both.
+                tower.lay(tile);
                 events.add(|| Event::NewFloor {
                     tower: id,
                     level: tower.level,
-                    tile,
+                    tile: tower.tile.clone(),
                 });
             }
             None => {
                 // The last floor stays on top: its dice and lone meeples remain visible.
-                tower.finished = true;
+                tower.finish();
                 events.add(|| Event::TowerFinished { tower: id });
             }
         }
@@ -1431,6 +1491,16 @@ impl Outlook {
                     kinds.union(DieKinds::of_die(die))
                 })
         })
+    }
+
+    /// The kinds the dice in `dice` count as for the restriction (those Change would take
+    /// out of 1 to 6 left out).
+    fn counted_kinds(&self, dice: &[Die]) -> DieKinds {
+        dice.iter()
+            .filter_map(|&die| self.effective_die(die))
+            .fold(DieKinds::NONE, |kinds, (_, counted)| {
+                kinds.union(DieKinds::of_die(counted))
+            })
     }
 
     /// Whether `die`, as the restriction would count it, is of a kind in `accepted`.

@@ -6,13 +6,14 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 use crate::action::Action;
 use crate::components::{DiceCount, Die, DieColor, DieValue, PlayerColor};
 use crate::play::{OtherBlock, TurnView};
 use crate::record::{GameRecord, GameSetup, StartingTowers, TileRef};
 use crate::state::GameState;
-use crate::tiles::TileCatalogue;
+use crate::tiles::{Tile, TileCatalogue};
 
 /// The random number generator of the engine: reproducible from a seed on every platform.
 pub type GameRng = ChaCha8Rng;
@@ -112,8 +113,12 @@ impl GameState {
         }
         let mut bag = self.bag();
         let mut dice = Vec::with_capacity(self.dice_per_round());
-        while dice.len() < self.dice_per_round() && bag.total() > 0 {
-            let Some(color) = color_of_die(&bag, rng.random_range(0..bag.total())) else {
+        while dice.len() < self.dice_per_round() {
+            let in_bag = bag.total();
+            if in_bag == 0 {
+                break;
+            }
+            let Some(color) = color_of_die(&bag, rng.random_range(0..in_bag)) else {
                 break;
             };
             bag.take(color);
@@ -142,15 +147,12 @@ impl GameSetup {
     /// starting tiles shuffled into three outer towers and the central tower, the other
     /// tiles shuffled into the stack, a random first player.
     pub fn random(players: &[PlayerColor], catalogue: &TileCatalogue, rng: &mut impl Rng) -> Self {
-        let mut starting: Vec<TileRef> = catalogue
-            .starting_tiles()
-            .map(|t| TileRef::Tile(t.clone()))
-            .collect();
+        // Room for the whole catalogue in each list: collected from a filter, a list would
+        // be regrown a few times (a playout starts here).
+        let room = catalogue.tiles.len();
+        let mut starting = tile_refs(catalogue.starting_tiles(), room);
         starting.shuffle(rng);
-        let mut stack: Vec<TileRef> = catalogue
-            .stack_tiles()
-            .map(|t| TileRef::Tile(t.clone()))
-            .collect();
+        let mut stack = tile_refs(catalogue.stack_tiles(), room);
         stack.shuffle(rng);
         // Starting tiles beyond the first four go to the stack.
         stack.extend(starting.drain(4.min(starting.len())..));
@@ -168,6 +170,13 @@ impl GameSetup {
             floor_stack: stack,
         }
     }
+}
+
+/// The tiles as references of a set-up, in a list with room for `room`.
+fn tile_refs<'a>(tiles: impl Iterator<Item = &'a Arc<Tile>>, room: usize) -> Vec<TileRef> {
+    let mut list = Vec::with_capacity(room);
+    list.extend(tiles.map(|t| TileRef::Tile(t.clone())));
+    list
 }
 
 /// Plays a whole game of random legal actions from `setup`, rolling dice from the bag.

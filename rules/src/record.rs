@@ -117,17 +117,16 @@ impl GameSetup {
             resolve(&"setup.towers.c", &self.towers.c),
             resolve(&"setup.towers.central", &self.towers.central),
         ];
-        let stack: Vec<Option<Arc<Tile>>> = self
-            .floor_stack
-            .iter()
-            .enumerate()
-            .map(|(i, tile)| resolve(&format_args!("setup.floor_stack[{i}]"), tile))
-            .collect();
-        // Each tile against those before it: a set-up has under twenty tiles, and a playout
-        // starts with this check.
-        let tiles = || towers.iter().chain(&stack).flatten();
-        for (i, tile) in tiles().enumerate() {
-            if tiles().take(i).any(|earlier| earlier.id == tile.id) {
+        // The tiles found (those that are not are listed in `problems`), in one list of the
+        // set-up's size: a playout starts here.
+        let mut stack = Vec::with_capacity(self.floor_stack.len());
+        for (i, tile) in self.floor_stack.iter().enumerate() {
+            stack.extend(resolve(&format_args!("setup.floor_stack[{i}]"), tile));
+        }
+        // Each tile against those before it: a set-up has under twenty tiles.
+        let tiles: Vec<&Arc<Tile>> = towers.iter().flatten().chain(&stack).collect();
+        for (i, tile) in tiles.iter().enumerate() {
+            if tiles[..i].iter().any(|earlier| earlier.id == tile.id) {
                 problems.push(format!(
                     "setup: the tile \"{}\" is used twice; each printed tile exists once",
                     tile.id
@@ -144,7 +143,7 @@ impl GameSetup {
             &self.players,
             self.first_player,
             [a, b, c, central],
-            stack.into_iter().flatten().collect(),
+            stack,
         ))
     }
 

@@ -307,7 +307,9 @@ impl EndOfGameTable for Table {
 
 /// Applies end-of-game scoring (RULINGS.md, End of the game) to a table.
 pub(crate) fn final_score(table: &impl EndOfGameTable, round: u8) -> FinalScore {
-    let mut entries = Vec::new();
+    // Room for two placings on each of the four floors (more only with ties) and a
+    // spellbook line per player, taken once rather than regrown: every playout ends here.
+    let mut entries = Vec::with_capacity(2 * TowerId::ALL.len() + table.players().count());
     for tower in TowerId::ALL {
         let (level, pillars) = table.top_floor(tower);
         if pillars.iter().all(Option::is_some) {
@@ -377,26 +379,24 @@ fn decided_by(standings: &[Standing]) -> DecidedBy {
     let Some(best) = standings.first() else {
         return DecidedBy::SharedVictory;
     };
-    let tied: Vec<&Standing> = standings.iter().filter(|s| s.total == best.total).collect();
-    if tied.len() == 1 {
-        return DecidedBy::Prestige;
+    // Whether the best is alone among the standings `tied` with it: counted, not listed
+    // (every playout ends here).
+    let alone =
+        |tied: &dyn Fn(&Standing) -> bool| standings.iter().filter(|s| tied(s)).count() == 1;
+    let on_prestige = |s: &Standing| s.total == best.total;
+    let on_spellbook =
+        |s: &Standing| on_prestige(s) && s.spellbook_meeples == best.spellbook_meeples;
+    let on_top_floors =
+        |s: &Standing| on_spellbook(s) && s.top_floor_meeples == best.top_floor_meeples;
+    if alone(&on_prestige) {
+        DecidedBy::Prestige
+    } else if alone(&on_spellbook) {
+        DecidedBy::Spellbook
+    } else if alone(&on_top_floors) {
+        DecidedBy::TopFloors
+    } else {
+        DecidedBy::SharedVictory
     }
-    let tied: Vec<&&Standing> = tied
-        .iter()
-        .filter(|s| s.spellbook_meeples == best.spellbook_meeples)
-        .collect();
-    if tied.len() == 1 {
-        return DecidedBy::Spellbook;
-    }
-    if tied
-        .iter()
-        .filter(|s| s.top_floor_meeples == best.top_floor_meeples)
-        .count()
-        == 1
-    {
-        return DecidedBy::TopFloors;
-    }
-    DecidedBy::SharedVictory
 }
 
 impl fmt::Display for FinalScore {

@@ -138,11 +138,16 @@ pub struct Tower {
     /// (legal actions ask for them at every step).
     #[serde(skip)]
     allowed: DieKinds,
+    /// What [`Tower::accepts`] answers, worked out again by the methods that change the top
+    /// floor ([`Tower::set_pillar`], [`Tower::lay`], [`Tower::finish`]): the move generator
+    /// asks the four towers at every step before the placement.
+    #[serde(skip)]
+    accepts: DieKinds,
 }
 
 impl Tower {
     fn new(id: TowerId, tile: Arc<Tile>) -> Self {
-        Self {
+        let mut tower = Self {
             id,
             level: 1,
             allowed: tile.restriction.kinds(),
@@ -153,13 +158,36 @@ impl Tower {
             // Three dice a floor, for as many floors as the stack can give the tower: the
             // room is taken once rather than regrown while the floors are completed.
             buried_dice: Vec::with_capacity(3 * usize::from(FLOOR_STACK_TILES)),
-        }
+            accepts: DieKinds::NONE,
+        };
+        tower.accepts = tower.accepts_now();
+        tower
     }
 
     /// Lays `tile` as the top floor's tile; returns the tile it replaces.
     pub(crate) fn lay(&mut self, tile: Arc<Tile>) -> Arc<Tile> {
         self.allowed = tile.restriction.kinds();
-        std::mem::replace(&mut self.tile, tile)
+        let replaced = std::mem::replace(&mut self.tile, tile);
+        self.accepts = self.accepts_now();
+        replaced
+    }
+
+    /// Puts `content` on a pillar of the top floor.
+    pub(crate) fn set_pillar(&mut self, pillar: PillarIndex, content: Pillar) {
+        self.pillars[pillar.index()] = Some(content);
+        self.accepts = self.accepts_now();
+    }
+
+    /// Ends the tower on its top floor (the stack is empty): its meeples beside dice go
+    /// home, its dice and lone meeples stay, and it takes nothing more.
+    pub(crate) fn finish(&mut self) {
+        for pillar in self.pillars.iter_mut().flatten() {
+            if pillar.die.is_some() {
+                pillar.meeple = None;
+            }
+        }
+        self.finished = true;
+        self.accepts = DieKinds::NONE;
     }
 
     /// The dice this floor accepts, or `None` for the central tower (any die).
@@ -197,6 +225,11 @@ impl Tower {
     /// The kinds of die the top floor takes now: none once it is finished or full; on an
     /// outer floor, those its restriction allows (all different: no value already there).
     pub(crate) fn accepts(&self) -> DieKinds {
+        debug_assert_eq!(self.accepts, self.accepts_now(), "{:?}", self.id);
+        self.accepts
+    }
+
+    fn accepts_now(&self) -> DieKinds {
         if self.open_pillars().next().is_none() {
             return DieKinds::NONE;
         }
