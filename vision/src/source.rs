@@ -377,8 +377,7 @@ impl FrameSource for FrameFiles {
         if self.next >= self.entries.len() {
             return SourceEvent::End;
         }
-        // When a camera would have delivered it: its due time at a recorded pace.
-        let mut arrived = Instant::now();
+        let mut arrived = None;
         if self.pace != Pace::Fastest {
             let first = self.entries[0].timestamp;
             let start = *self.clock.get_or_insert_with(Instant::now);
@@ -394,11 +393,17 @@ impl FrameSource for FrameFiles {
                     self.dropped += 1;
                 }
             }
-            arrived = due(&self.entries[self.next]);
-            if !wait_until(arrived, wait) {
+            let due = due(&self.entries[self.next]);
+            if !wait_until(due, wait) {
                 return SourceEvent::Waiting;
             }
+            // A camera's frame arrives when it is due; at the recorded pace a late consumer
+            // plays the recording slower (every frame), each frame arriving when taken.
+            if self.pace == Pace::Live {
+                arrived = Some(due);
+            }
         }
+        let arrived = arrived.unwrap_or_else(Instant::now);
         let entry = &self.entries[self.next];
         self.next += 1;
         match read_rgb(&entry.path) {
