@@ -215,8 +215,8 @@ enum Eyes {
 struct Timing {
     /// Reading a frame: the reader, the places, the observation.
     reading_ms: Vec<f64>,
-    /// From the frame's arrival (the camera's capture thread, or the recording's due time)
-    /// to its reading done: queue, decoding and reading.
+    /// From the frame's arrival (`Frame::arrived`: the camera's capture thread, a live-paced
+    /// recording's due time) to its reading done: queue, decoding and reading.
     latency_ms: Vec<f64>,
     /// The last frame number taken: a gap is frames passed over for a newer one.
     last_number: Option<u64>,
