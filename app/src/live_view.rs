@@ -180,7 +180,10 @@ pub fn live_view_ui(live: &mut LiveSession, ui: &mut Ui, commands: &mut Vec<Comm
         });
     }
     let undecided = &snapshot.referee.undecided;
-    if !undecided.is_empty() && snapshot.referee.active_desync.is_none() {
+    // Asked only while nothing else stands: a flag's move is to be put back first.
+    let standing =
+        snapshot.referee.active_flag.is_some() || snapshot.referee.active_desync.is_some();
+    if !undecided.is_empty() && !standing {
         banner(ui, QUESTION_BLUE, |ui| {
             ui.label(
                 RichText::new("The table fits more than one move. Which was it?")
