@@ -390,6 +390,12 @@ impl Referee {
                 Some(Action::Roll { dice }) => without(dice, &sure),
                 _ => Vec::new(),
             };
+        } else if !self.roll_unsure.is_empty() && self.active_desync().is_none() {
+            // A die of the roll read unsure there and read surely as the game has it on
+            // its pillar or in the mana pool is known: a later misreading of it is no
+            // ground to rewrite the roll.
+            let known = seen.sure_in_place(&Expected::of(&self.state));
+            self.roll_unsure = without(&self.roll_unsure, &known);
         }
         events
     }
@@ -1206,6 +1212,42 @@ mod tests {
             &mut frame,
         );
         assert!(rolled_dice(&referee.record().actions[0]).contains(&wrong));
+        assert!(referee.notes().iter().all(|n| n.kind != NoteKind::Amended));
+    }
+
+    #[test]
+    fn a_roll_die_read_unsure_then_surely_in_place_is_never_rewritten_by_a_later_misreading() {
+        let (setup, start, roll, rolled, place, placed) = opening(5);
+        let (die, at) = placement(&place);
+        let dice = rolled_dice(&roll);
+        let wrong = rules::DieValue::ALL
+            .into_iter()
+            .map(|value| Die::new(die.color, value))
+            .find(|d| !dice.contains(d))
+            .unwrap();
+        let mut referee = referee(&setup);
+        let mut frame = 0;
+        show(
+            &mut referee,
+            &Observation::perfect(&start, 0, 0.0),
+            &mut frame,
+        );
+        // The die read rightly but unsure in the roll, then surely on its pillar.
+        let mut throw = Observation::perfect(&rolled, 0, 0.0);
+        for seen in &mut throw.dice {
+            seen.uncertain = seen.die == die;
+        }
+        show(&mut referee, &throw, &mut frame);
+        show(
+            &mut referee,
+            &Observation::perfect(&placed, 0, 0.0),
+            &mut frame,
+        );
+        assert_eq!(referee.record().actions, vec![roll.clone(), place.clone()]);
+        // Later the reader misreads it there, surely: the roll is not rewritten.
+        let misread = read_as(Observation::perfect(&placed, 0, 0.0), die, at, wrong);
+        show(&mut referee, &misread, &mut frame);
+        assert_eq!(referee.record().actions, vec![roll, place]);
         assert!(referee.notes().iter().all(|n| n.kind != NoteKind::Amended));
     }
 

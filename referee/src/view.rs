@@ -479,6 +479,32 @@ impl Seen {
         sure
     }
 
+    /// The dice read surely where the game has them: on the top floors' pillars and in the
+    /// mana pool (each as many times as both have it). A die of the roll read unsure and
+    /// seen so later is known after all.
+    pub fn sure_in_place(&self, expected: &Expected) -> Vec<Die> {
+        let both = |want: &[Die], got: &[Reading]| {
+            let mut left = want.to_vec();
+            let mut sure = Vec::new();
+            for reading in got.iter().filter(|r| !r.uncertain) {
+                if let Some(i) = left.iter().position(|d| *d == reading.die) {
+                    sure.push(left.remove(i));
+                }
+            }
+            sure
+        };
+        let mut sure = both(&expected.pool, &self.pool);
+        for tower in TowerId::ALL {
+            let level = expected.levels[tower.index()];
+            for pillar in PillarIndex::ALL {
+                let (dice, _) = self.on_pillar(tower, level, pillar);
+                let look = &expected.pillars[tower.index()][pillar.index()];
+                sure.extend(both(&look.dice, &dice));
+            }
+        }
+        sure
+    }
+
     /// The colours of the dice seen on the top floors, in the roll area and in the mana
     /// pool that the game does not have there.
     pub fn unexpected_colors(&self, expected: &Expected) -> Vec<DieColor> {
