@@ -1034,8 +1034,8 @@ mod tests {
         }
     }
 
-    /// A referee shown the start of the game, then its first roll; the next frame's number.
-    fn rolled_table(setup: &GameSetup, start: &GameState, rolled: &GameState) -> (Referee, u64) {
+    /// A referee shown the start of the game; the next frame's number.
+    fn started_table(setup: &GameSetup, start: &GameState) -> (Referee, u64) {
         let mut referee = referee(setup);
         let mut frame = 0;
         show(
@@ -1043,6 +1043,12 @@ mod tests {
             &Observation::perfect(start, 0, 0.0),
             &mut frame,
         );
+        (referee, frame)
+    }
+
+    /// A referee shown the start of the game, then its first roll; the next frame's number.
+    fn rolled_table(setup: &GameSetup, start: &GameState, rolled: &GameState) -> (Referee, u64) {
+        let (mut referee, mut frame) = started_table(setup, start);
         show(
             &mut referee,
             &Observation::perfect(rolled, 0, 0.0),
@@ -1134,6 +1140,15 @@ mod tests {
             .unwrap()
     }
 
+    /// `die` with another value, a die the roll does not hold.
+    fn misvalued(die: Die, roll: &[Die]) -> Die {
+        rules::DieValue::ALL
+            .into_iter()
+            .map(|value| Die::new(die.color, value))
+            .find(|d| !roll.contains(d))
+            .unwrap()
+    }
+
     /// `table` with the reading of `die` at `place` replaced by `read`.
     fn read_as(mut table: Observation, die: Die, place: Place, read: Die) -> Observation {
         let seen = (table.dice.iter_mut())
@@ -1159,19 +1174,8 @@ mod tests {
     fn a_roll_die_read_unsure_is_put_right_by_a_sure_reading_on_its_pillar() {
         let (setup, start, roll, rolled, place, placed) = opening(5);
         let (die, _) = placement(&place);
-        let dice = rolled_dice(&roll);
-        let wrong = rules::DieValue::ALL
-            .into_iter()
-            .map(|value| Die::new(die.color, value))
-            .find(|d| !dice.contains(d))
-            .unwrap();
-        let mut referee = referee(&setup);
-        let mut frame = 0;
-        show(
-            &mut referee,
-            &Observation::perfect(&start, 0, 0.0),
-            &mut frame,
-        );
+        let wrong = misvalued(die, &rolled_dice(&roll));
+        let (mut referee, mut frame) = started_table(&setup, &start);
         let mut throw = read_as(
             Observation::perfect(&rolled, 0, 0.0),
             die,
@@ -1195,13 +1199,7 @@ mod tests {
         assert_eq!(note.kind, NoteKind::Amended, "{}", note.text);
         assert!(note.text.contains(&wrong.to_string()), "{}", note.text);
         // A die read surely is never put right: the same reading, sure, is the roll.
-        let mut referee = self::referee(&setup);
-        let mut frame = 0;
-        show(
-            &mut referee,
-            &Observation::perfect(&start, 0, 0.0),
-            &mut frame,
-        );
+        let (mut referee, mut frame) = started_table(&setup, &start);
         for seen in &mut throw.dice {
             seen.uncertain = false;
         }
@@ -1219,19 +1217,8 @@ mod tests {
     fn a_roll_die_read_unsure_then_surely_in_place_is_never_rewritten_by_a_later_misreading() {
         let (setup, start, roll, rolled, place, placed) = opening(5);
         let (die, at) = placement(&place);
-        let dice = rolled_dice(&roll);
-        let wrong = rules::DieValue::ALL
-            .into_iter()
-            .map(|value| Die::new(die.color, value))
-            .find(|d| !dice.contains(d))
-            .unwrap();
-        let mut referee = referee(&setup);
-        let mut frame = 0;
-        show(
-            &mut referee,
-            &Observation::perfect(&start, 0, 0.0),
-            &mut frame,
-        );
+        let wrong = misvalued(die, &rolled_dice(&roll));
+        let (mut referee, mut frame) = started_table(&setup, &start);
         // The die read rightly but unsure in the roll, then surely on its pillar.
         let mut throw = Observation::perfect(&rolled, 0, 0.0);
         for seen in &mut throw.dice {
