@@ -1296,18 +1296,12 @@ impl GameState {
         // over the pillars gives the meeples back (floors are scored many times in every
         // playout); the lists are only made for the events and the foundation.
         let pillars = self.tower(id).pillars;
-        let returned = || {
+        // The meeples beside a die (`true`: they go back) or alone (`false`: they stay).
+        let meeples = |beside_die: bool| {
             pillars
                 .iter()
                 .flatten()
-                .filter(|p| p.die.is_some())
-                .filter_map(|p| p.meeple)
-        };
-        let staying = || {
-            pillars
-                .iter()
-                .flatten()
-                .filter(|p| p.die.is_none())
+                .filter(move |p| p.die.is_some() == beside_die)
                 .filter_map(|p| p.meeple)
         };
         let (mut any_returned, mut any_staying) = (false, false);
@@ -1324,13 +1318,13 @@ impl GameState {
         if any_returned {
             events.add(|| Event::MeeplesReturned {
                 tower: id,
-                meeples: returned().collect(),
+                meeples: meeples(true).collect(),
             });
         }
         if any_staying {
             events.add(|| Event::MeeplesStay {
                 tower: id,
-                meeples: staying().collect(),
+                meeples: meeples(false).collect(),
             });
         }
         let next_tile = self.stack.pop();
@@ -1340,7 +1334,7 @@ impl GameState {
                 tower
                     .buried_dice
                     .extend(pillars.iter().flatten().filter_map(|p| p.die));
-                tower.foundation.extend(staying());
+                tower.foundation.extend(meeples(false));
                 tower.pillars = [None; 3];
                 tower.level += 1;
                 // Laid on the emptied floor: what the tower accepts is worked out from both.
