@@ -6,6 +6,7 @@ shapes, and `tablesight detect` checks them when it loads a model.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from PIL import Image
 from torch import nn
@@ -211,3 +212,47 @@ def fold(conv_layer: nn.Conv2d, bn: nn.BatchNorm2d) -> nn.Conv2d:
         bias = conv_layer.bias if conv_layer.bias is not None else torch.zeros_like(bn.running_mean)
         fused.bias.copy_((bias - bn.running_mean) * scale + bn.bias)
     return fused
+
+
+def onnx_reader_width(path) -> int:
+    """The width of an exported reader: the output channels of its first convolution."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: i for i in graph.initializer}
+    first = next(n for n in graph.node if n.op_type == "Conv")
+    return int(numpy_helper.to_array(weights[first.input[1]]).shape[0])
+
+
+@torch.no_grad()
+def widened(small: Reader, width: int, rng: np.random.Generator, noise: float = 1e-3) -> Reader:
+    """A wider reader that computes what `small` computes (Net2WiderNet, Chen et al. 2016):
+    each new channel copies a random channel of the narrow layer (its convolution, batch norm
+    and all), and the layer after it divides what it takes from a channel by the number of
+    its copies. A little noise breaks the copies' symmetry so that they learn apart. A
+    reader trained on from this keeps everything the narrow one learnt and gains capacity."""
+    big = Reader(width)
+    small_convs = [m for m in small.features if isinstance(m, nn.Sequential)]
+    big_convs = [m for m in big.features if isinstance(m, nn.Sequential)]
+    previous = None  # (source channel of each new input channel, copies of each source channel)
+    for s, b in zip(small_convs, big_convs):
+        s_conv, s_bn = s[0], s[1]
+        b_conv, b_bn = b[0], b[1]
+        c_small, c_big = s_conv.out_channels, b_conv.out_channels
+        source = np.concatenate([np.arange(c_small), rng.integers(0, c_small, c_big - c_small)])
+        copies = np.bincount(source, minlength=c_small)
+        weight = s_conv.weight[torch.from_numpy(source)]
+        if previous is not None:
+            in_source, in_copies = previous
+            weight = weight[:, torch.from_numpy(in_source)] / torch.from_numpy(in_copies[in_source]).float()[None, :, None, None]
+        b_conv.weight.copy_(weight * (1 + noise * torch.randn_like(weight)))
+        for name in ("weight", "bias", "running_mean", "running_var"):
+            getattr(b_bn, name).copy_(getattr(s_bn, name)[torch.from_numpy(source)])
+        previous = (source, copies)
+    in_source, in_copies = previous
+    s_fc, b_fc = small.head[1], big.head[1]
+    b_fc.weight.copy_(s_fc.weight[:, torch.from_numpy(in_source)] / torch.from_numpy(in_copies[in_source]).float()[None, :])
+    b_fc.bias.copy_(s_fc.bias)
+    big.head[3].load_state_dict(small.head[3].state_dict())
+    return big
