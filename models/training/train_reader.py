@@ -266,7 +266,7 @@ def main() -> None:
     parser.add_argument(
         "--bf16",
         action="store_true",
-        help="bfloat16 autocast and channels-last tensors (2.5 times faster on a CPU with AVX-512 BF16; weights stay float32)",
+        help="bfloat16 autocast and channels-last tensors (faster on a CPU with AVX-512 BF16; weights stay float32)",
     )
     parser.add_argument("--out", type=Path, default=Path("models/reader.onnx"))
     args = parser.parse_args()
