@@ -235,24 +235,23 @@ def widened(small: Reader, width: int, rng: np.random.Generator, noise: float = 
     big = Reader(width)
     small_convs = [m for m in small.features if isinstance(m, nn.Sequential)]
     big_convs = [m for m in big.features if isinstance(m, nn.Sequential)]
-    previous = None  # (source channel of each new input channel, copies of each source channel)
+    # For the input channels of the layer at hand: the narrow channel each copies, and the
+    # share of that channel each copy hands on (one over its number of copies).
+    taken_from, share = None, None
     for s, b in zip(small_convs, big_convs):
-        s_conv, s_bn = s[0], s[1]
-        b_conv, b_bn = b[0], b[1]
+        (s_conv, s_bn), (b_conv, b_bn) = s[:2], b[:2]
         c_small, c_big = s_conv.out_channels, b_conv.out_channels
         source = np.concatenate([np.arange(c_small), rng.integers(0, c_small, c_big - c_small)])
-        copies = np.bincount(source, minlength=c_small)
         weight = s_conv.weight[torch.from_numpy(source)]
-        if previous is not None:
-            in_source, in_copies = previous
-            weight = weight[:, torch.from_numpy(in_source)] / torch.from_numpy(in_copies[in_source]).float()[None, :, None, None]
+        if taken_from is not None:
+            weight = weight[:, taken_from] * share[None, :, None, None]
         b_conv.weight.copy_(weight * (1 + noise * torch.randn_like(weight)))
         for name in ("weight", "bias", "running_mean", "running_var"):
             getattr(b_bn, name).copy_(getattr(s_bn, name)[torch.from_numpy(source)])
-        previous = (source, copies)
-    in_source, in_copies = previous
+        taken_from = torch.from_numpy(source)
+        share = torch.from_numpy(1.0 / np.bincount(source)[source]).float()
     s_fc, b_fc = small.head[1], big.head[1]
-    b_fc.weight.copy_(s_fc.weight[:, torch.from_numpy(in_source)] / torch.from_numpy(in_copies[in_source]).float()[None, :])
+    b_fc.weight.copy_(s_fc.weight[:, taken_from] * share[None, :])
     b_fc.bias.copy_(s_fc.bias)
     big.head[3].load_state_dict(small.head[3].state_dict())
     return big
