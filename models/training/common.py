@@ -118,6 +118,15 @@ class Finder(nn.Module):
         return self.out(self.mix(p))
 
 
+def forward(model: nn.Module, x: torch.Tensor, bf16: bool) -> torch.Tensor:
+    """The model's float32 output for `x`; with `bf16`, computed under bfloat16 autocast on
+    channels-last tensors (the model turned channels-last once, before training)."""
+    if not bf16:
+        return model(x)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        return model(x.contiguous(memory_format=torch.channels_last)).float()
+
+
 def fold_batch_norms(module: nn.Module) -> nn.Module:
     """Folds each Conv2d + BatchNorm2d pair into one Conv2d with bias, in place."""
     for name, child in module.named_children():

@@ -28,7 +28,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image, ImageOps
 
-from common import FINDER_CLASSES, FINDER_LONG_PX, FINDER_STRIDE, Finder, fold_batch_norms, init_from_onnx
+from common import FINDER_CLASSES, FINDER_LONG_PX, FINDER_STRIDE, Finder, fold_batch_norms, forward, init_from_onnx
 
 FINDER_CROP_PX = 256
 CACHE_LONG_PX = 640
@@ -196,9 +196,7 @@ def main() -> None:
         x2, t2 = batch_of(synth, rng, args.batch - half, FINDER_CROP_PX, args.jpeg)
         x = torch.cat([x1, x2])
         targets = [torch.cat([a, b]) for a, b in zip(t1, t2)]
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
-            output = model(x.contiguous(memory_format=torch.channels_last) if args.bf16 else x)
-        loss = loss_of(output.float(), targets)
+        loss = loss_of(forward(model, x, args.bf16), targets)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()

@@ -38,6 +38,7 @@ from common import (
     READER_PX,
     Reader,
     fold_batch_norms,
+    forward,
     init_from_onnx,
     onnx_reader_width,
     widened,
@@ -176,9 +177,8 @@ def augment(
     mean = x.mean(dim=(1, 2, 3), keepdim=True)
     x = (x - mean) * torch.from_numpy(rng.uniform(0.7, 1.3, (n, 1, 1, 1))).float() + mean
     small = rng.random(n) < small_share
-    sizes = small_sizes
-    which = rng.integers(0, len(sizes), n)
-    for i, size in enumerate(sizes):
+    which = rng.integers(0, len(small_sizes), n)
+    for i, size in enumerate(small_sizes):
         pick = torch.from_numpy(small & (which == i))
         if pick.any():
             down = F.interpolate(x[pick], size=(size, size), mode="area")
@@ -304,7 +304,6 @@ def main() -> None:
         init_from_onnx(model, args.init, augment({k: v[sample] for k, v in train.items()}, rng)[0])
         if narrow < args.width:
             model = widened(model, args.width, rng)
-            model.train()
     elif args.init:
         model.load_state_dict(torch.load(args.init))
     if args.bf16:
@@ -316,9 +315,7 @@ def main() -> None:
     for step in range(1, args.steps + 1):
         pick = rng.choice(len(weights), args.batch, p=weights)
         x, labels = augment({k: v[pick] for k, v in train.items()}, rng, args.small_share, tuple(args.small_sizes))
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
-            logits = model(x.contiguous(memory_format=torch.channels_last) if args.bf16 else x)
-        loss = losses(logits.float(), labels)
+        loss = losses(forward(model, x, args.bf16), labels)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
