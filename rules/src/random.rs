@@ -125,7 +125,9 @@ impl GameState {
                 break;
             };
             bag.take(color);
-            dice.push(Die::new(color, DieValue::ALL[rng.random_range(0..6u32) as usize]));
+            // Drawn as a `u32`, as the decisions of a playout are (the same face as a `usize`).
+            let value = DieValue::ALL[rng.random_range(0..6u32) as usize];
+            dice.push(Die::new(color, value));
         }
         dice
     }
