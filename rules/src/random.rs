@@ -50,7 +50,10 @@ impl GameState {
         if placements + others == 0 {
             return None;
         }
-        let index = rng.random_range(0..placements + others);
+        // Drawn as a `u32`: rand draws a `usize` range that fits one the same way (so that
+        // every platform plays the same games), through a call that playouts pay at every step.
+        let count = u32::try_from(placements + others).ok()?;
+        let index = rng.random_range(0..count) as usize;
         if index < placements {
             return self.nth_placement(&view, index);
         }
@@ -122,7 +125,9 @@ impl GameState {
                 break;
             };
             bag.take(color);
-            dice.push(Die::new(color, DieValue::ALL[rng.random_range(0..6)]));
+            // Drawn as a `u32`, as the decisions of a playout are (the same face as a `usize`).
+            let value = DieValue::ALL[rng.random_range(0..6u32) as usize];
+            dice.push(Die::new(color, value));
         }
         dice
     }
