@@ -25,7 +25,7 @@ pub use dataset::{DatasetSummary, random_scene, write_scenes};
 pub use error::SynthError;
 pub use game::{GameRequest, GameSummary, LoggedAction, render_game};
 pub use layout::{Place, TableLayout, lay_out, tower_zone};
-pub use optics::{AutoExposure, Look};
+pub use optics::{AutoExposure, ChromaSampling, Look};
 pub use scene::{DieLabel, Frame, Labels, MeepleLabel, OtherDieLabel, Scene, Shot, Studio, Truth};
 pub use sprites::SpriteSheet;
 pub use surface::TableSurface;
