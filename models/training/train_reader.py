@@ -210,7 +210,8 @@ def jpeg_compressed(x: torch.Tensor, pick: np.ndarray, rng: np.random.Generator)
     """The crops of `x` where `pick` is set, JPEG-compressed as a camera does (quality 30-95,
     chroma subsampled as JPEG_SUBSAMPLING): the blue and purple of a small die bleed into
     each other when chroma is halved (the rendered validation scenes saved again in 4:2:0 at
-    their own quality: 71.5 -> 66.1 % of dice read right by reader run 11)."""
+    their own quality by resave_chroma.py: 71.5 -> 67.4 % of dice read right by reader run 11,
+    sure readings right 99.3 -> 94.1 %)."""
     out = x.clone()
     pixels = (x.permute(0, 2, 3, 1).numpy() * 255.0 + 0.5).astype(np.uint8)
     for i in np.flatnonzero(pick):
