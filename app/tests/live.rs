@@ -644,3 +644,68 @@ fn a_floor_completed_under_the_camera_is_scored_in_the_window() {
         "the log says the floor was scored"
     );
 }
+
+#[test]
+fn a_table_that_differs_from_the_game_is_a_desync_until_it_is_put_right() {
+    // The user clicked Red's move before Red made it: the game has the blue 2 with an
+    // apprentice on pillar 3 of the central tower, while the still table (live-flag's frames
+    // 86-92) still has it in the roll area, and no legal move takes a die back: a desync,
+    // with what differs. Red's hand then tries tower B (107-124: the table still differs)
+    // and puts the die where the game has it (149-157): they agree again, nothing is played.
+    let dir = fixtures().join("live-flag");
+    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
+    harness
+        .state_mut()
+        .command(Command::Open(dir.join("record.json")));
+    let ahead = rules::Action::from_notation("red place blue2 apprentice central3").unwrap();
+    harness.state_mut().command(Command::Play(ahead));
+    harness.step();
+    assert_eq!(harness.state().game().unwrap().session.steps().len(), 5);
+    let source = FrameFiles::folder(&dir, None, Pace::Fastest).unwrap();
+    harness.state_mut().watch(Box::new(source), None).unwrap();
+
+    step_until(&mut harness, "the desync", |h| {
+        snapshot(h).referee.active_desync.is_some()
+    });
+    let desync = snapshot(&harness).referee.active_desync.clone().unwrap();
+    assert!(desync.frame <= 92, "{desync:?}");
+    assert!(
+        desync
+            .differences
+            .iter()
+            .any(|d| d.starts_with("Roll area") && d.contains("blue 2")),
+        "{desync:?}"
+    );
+    assert!(
+        harness
+            .query_by_label_contains("The table and the game differ")
+            .is_some(),
+        "the desync's banner"
+    );
+
+    step_until(&mut harness, "the table put right", |h| {
+        let referee = &snapshot(h).referee;
+        referee.active_desync.is_none() && referee.desyncs.iter().all(|d| d.resolved.is_some())
+    });
+    // The die on tower B was a desync of its own (the game has it elsewhere), put right
+    // when it went to the central tower.
+    let desyncs = snapshot(&harness).referee.desyncs.clone();
+    let last = desyncs.last().unwrap();
+    assert!(
+        last.differences
+            .iter()
+            .any(|d| d.starts_with("Pillar 2 of tower B"))
+            && last.resolved.unwrap() >= 149,
+        "{desyncs:?}"
+    );
+    assert!(
+        harness
+            .query_by_label_contains("The table and the game differ")
+            .is_none()
+    );
+    assert_eq!(
+        harness.state().game().unwrap().session.steps().len(),
+        5,
+        "nothing was played: the table caught up with the game"
+    );
+}
