@@ -1,6 +1,8 @@
 //! The game screen: players on the left, scores and log on the right, the turn bar below,
 //! the table in the middle. Panels only read the game and queue commands.
 
+use std::collections::BTreeSet;
+
 use egui::Ui;
 
 use crate::app::{Command, Screen, TablesightApp};
@@ -13,6 +15,11 @@ pub fn game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
     let mut commands: Vec<Command> = Vec::new();
     // What the current player may do, computed once for the table and the turn bar.
     let legal = view.session.state().legal_actions();
+    let targets = if teach {
+        crate::table::legal_targets(view, &legal)
+    } else {
+        BTreeSet::new()
+    };
     if let Some(live) = app.live.as_mut() {
         // Watching: the camera's view on the left, the players below it.
         let width = crate::live_view::panel_width(ui.ctx().content_rect().width());
@@ -20,7 +27,7 @@ pub fn game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
             .resizable(true)
             .default_size(width)
             .show(ui, |ui| {
-                crate::live_view::live_view_ui(live, ui, &mut commands);
+                crate::live_view::live_view_ui(live, &targets, ui, &mut commands);
                 ui.separator();
                 crate::players::players_ui(view, teach, ui, &mut commands);
             });
@@ -44,7 +51,7 @@ pub fn game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
     });
     egui::CentralPanel::default().show(ui, |ui| {
         let top = ui.max_rect();
-        crate::table::table_ui(view, &legal, teach, ui, &mut commands);
+        crate::table::table_ui(view, &targets, teach, ui, &mut commands);
         // The flag floats over the top of the table, so the towers do not move under it.
         if view.flag.is_some() {
             egui::Area::new(egui::Id::unique("tablesight-flag"))

@@ -145,6 +145,9 @@ pub struct LiveFrame {
     pub image: Arc<ColorImage>,
     /// What the reader saw in it, with places once calibrated.
     pub reading: Reading,
+    /// Where a die on each top-floor pillar shows in the frame, once calibrated (to light
+    /// the legal pillars in teach mode).
+    pub pillars_px: Vec<(TowerId, PillarIndex, [f32; 2])>,
 }
 
 /// What the referee says, as the window shows it.
@@ -722,6 +725,7 @@ impl Worker {
     fn read(&mut self, eyes: &mut Eyes, referee: &mut Referee, frame: &Frame, time_s: f64) {
         let (image, number) = (&frame.image, frame.number);
         let started = Instant::now();
+        let mut pillars_px = Vec::new();
         let (reading, events) = match eyes {
             Eyes::Bare(reader) => match reader.read(image) {
                 Ok(reading) => (reading, Vec::new()),
@@ -733,7 +737,9 @@ impl Worker {
             Eyes::Table(table) => match table.observe(image, referee.state(), number, time_s) {
                 Ok((reading, observation)) => {
                     self.snapshot.tracking = table.tracking().map(ToString::to_string);
-                    (reading, referee.observe(&observation))
+                    let events = referee.observe(&observation);
+                    pillars_px = table.pillar_points();
+                    (reading, events)
                 }
                 Err(error) => {
                     self.snapshot.problem = Some(format!("frame {number} not read: {error}"));
@@ -762,6 +768,7 @@ impl Worker {
             time_s,
             image: Arc::new(color_image(image)),
             reading,
+            pillars_px,
         });
         if !events.is_empty()
             || self.snapshot.referee.record.is_none()

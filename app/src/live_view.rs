@@ -2,6 +2,7 @@
 //! line, and the referee's active flag and desync. It only reads the feed's newest snapshot
 //! and queues commands; the feed runs on its own thread (`live.rs`).
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use egui::accesskit::Role;
@@ -10,11 +11,13 @@ use egui::{
     TextureOptions, Ui, Vec2, WidgetInfo,
 };
 
+use rules::{PillarIndex, TowerId};
 use vision::CameraStatus;
 
 use crate::app::Command;
 use crate::live::{
-    FeedPhase, LiveFeed, LiveRequest, LiveSnapshot, fit_image, overlay_items, screen_rect,
+    FeedPhase, LiveFeed, LiveFrame, LiveRequest, LiveSnapshot, fit_image, overlay_items,
+    screen_rect,
 };
 
 /// A feed being watched, with what the window keeps of it.
@@ -63,6 +66,11 @@ impl LiveSession {
 const FLAG_RED: Color32 = Color32::from_rgb(150, 25, 25);
 const DESYNC_ORANGE: Color32 = Color32::from_rgb(170, 90, 10);
 const QUESTION_BLUE: Color32 = Color32::from_rgb(30, 70, 130);
+/// The teach mode's colour for a legal pillar (the table's own).
+const LEGAL_GREEN: Color32 = Color32::from_rgb(60, 200, 90);
+/// A legal pillar's ring on the image: about a die's half-width at 1280x720 from a webcam
+/// over the mat (pixels of the frame).
+const LEGAL_RING_PX: f32 = 16.0;
 
 /// A coloured box across the view, for a flag, a desync or a camera in trouble.
 fn banner(ui: &mut Ui, fill: Color32, contents: impl FnOnce(&mut Ui)) {
@@ -86,8 +94,14 @@ fn camera_trouble(status: &CameraStatus) -> Option<String> {
     }
 }
 
-/// The live view: header, status, image with readings, flag, desync, the referee's events.
-pub fn live_view_ui(live: &mut LiveSession, ui: &mut Ui, commands: &mut Vec<Command>) {
+/// The live view: header, status, image with readings, flag, desync, the referee's events;
+/// `targets`: the pillars teach mode lights on the image (empty without it).
+pub fn live_view_ui(
+    live: &mut LiveSession,
+    targets: &BTreeSet<(TowerId, PillarIndex)>,
+    ui: &mut Ui,
+    commands: &mut Vec<Command>,
+) {
     let snapshot = live.feed.snapshot();
     ui.horizontal(|ui| {
         ui.heading("Camera");
@@ -118,7 +132,7 @@ pub fn live_view_ui(live: &mut LiveSession, ui: &mut Ui, commands: &mut Vec<Comm
     if let Some(problem) = &snapshot.problem {
         ui.colored_label(ui.visuals().warn_fg_color, problem.as_str());
     }
-    image_ui(live, &snapshot, ui);
+    image_ui(live, &snapshot, targets, ui);
     if let Some(flag) = &snapshot.referee.active_flag {
         banner(ui, FLAG_RED, |ui| {
             ui.label(
@@ -219,7 +233,12 @@ pub fn live_view_ui(live: &mut LiveSession, ui: &mut Ui, commands: &mut Vec<Comm
 }
 
 /// The frame scaled to the panel's width, with every reading over it.
-fn image_ui(live: &mut LiveSession, snapshot: &LiveSnapshot, ui: &mut Ui) {
+fn image_ui(
+    live: &mut LiveSession,
+    snapshot: &LiveSnapshot,
+    targets: &BTreeSet<(TowerId, PillarIndex)>,
+    ui: &mut Ui,
+) {
     let image_size = snapshot
         .frame
         .as_ref()
@@ -250,6 +269,9 @@ fn image_ui(live: &mut LiveSession, snapshot: &LiveSnapshot, ui: &mut Ui) {
     let shown = fit_image(image_size, area);
     let uv = Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
     painter.image(texture.id(), shown, uv, Color32::WHITE);
+    if let Some(frame) = &snapshot.frame {
+        legal_pillars_ui(&painter, ui, &response, frame, targets, image_size, shown);
+    }
     let items = snapshot
         .frame
         .as_ref()
@@ -302,6 +324,38 @@ fn image_ui(live: &mut LiveSession, snapshot: &LiveSnapshot, ui: &mut Ui) {
             frame.number
         );
         response.widget_info(|| WidgetInfo::labeled(Role::Image, true, &caption));
+    }
+}
+
+/// Teach mode on the camera image: a green ring where a die may go now, on each legal
+/// pillar of the game's top floors.
+fn legal_pillars_ui(
+    painter: &egui::Painter,
+    ui: &Ui,
+    response: &egui::Response,
+    frame: &LiveFrame,
+    targets: &BTreeSet<(TowerId, PillarIndex)>,
+    image_size: Vec2,
+    shown: Rect,
+) {
+    let scale = shown.width() / image_size.x.max(1.0);
+    for &(tower, pillar, [x, y]) in &frame.pillars_px {
+        if !targets.contains(&(tower, pillar)) {
+            continue;
+        }
+        let at = shown.min + Vec2::new(x, y) * scale;
+        let radius = (LEGAL_RING_PX * scale).max(6.0);
+        painter.circle_filled(at, radius, LEGAL_GREEN.gamma_multiply(0.25));
+        painter.circle_stroke(at, radius, Stroke::new(2.0, LEGAL_GREEN));
+        let label = format!("Legal: {pillar} of {tower}");
+        let rect = Rect::from_center_size(at, Vec2::splat(radius * 2.0));
+        ui.interact(
+            rect,
+            response.id.with(("legal", tower, pillar)),
+            Sense::hover(),
+        )
+        .on_hover_text(&label)
+        .widget_info(|| WidgetInfo::labeled(Role::Image, true, &label));
     }
 }
 

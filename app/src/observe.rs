@@ -202,6 +202,20 @@ impl TableReader {
         moved
     }
 
+    /// Where a die on each pillar of each tower's top floor shows its centre in the frame,
+    /// for the towers' heights of the last frame read: to light pillars on the image.
+    pub fn pillar_points(&self) -> Vec<(TowerId, PillarIndex, [f32; 2])> {
+        self.geometry
+            .pillar_points_px()
+            .into_iter()
+            .filter_map(|(zone, pillar, px)| {
+                let tower = tower_of_zone(&zone)?;
+                let pillar = PillarIndex::ALL.get(usize::from(pillar).checked_sub(1)?)?;
+                Some((tower, *pillar, px))
+            })
+            .collect()
+    }
+
     /// Reads `image`, frame `frame` at `time_s`, of a table where the game is at `state`
     /// (its towers' heights tell at which floor to look for pieces). Returns the reading
     /// with places (to draw) and the observation (to referee).

@@ -31,7 +31,7 @@ fn card_center(tower: TowerId, center: Pos2, radius: f32) -> Pos2 {
 
 /// The pillars the current player can use now: placements of the selected die (or of any
 /// die when none is selected), or the targets of the pending bonus.
-fn legal_targets(view: &GameView, legal: &[Action]) -> BTreeSet<(TowerId, PillarIndex)> {
+pub fn legal_targets(view: &GameView, legal: &[Action]) -> BTreeSet<(TowerId, PillarIndex)> {
     legal
         .iter()
         .filter_map(|action| match *action {
@@ -53,19 +53,15 @@ fn legal_targets(view: &GameView, legal: &[Action]) -> BTreeSet<(TowerId, Pillar
         .collect()
 }
 
+/// The table; `targets`: the pillars teach mode lights (empty without it).
 pub fn table_ui(
     view: &GameView,
-    legal: &[Action],
+    targets: &BTreeSet<(TowerId, PillarIndex)>,
     teach: bool,
     ui: &mut Ui,
     commands: &mut Vec<Command>,
 ) {
     let state = view.session.state();
-    let targets = if teach {
-        legal_targets(view, legal)
-    } else {
-        BTreeSet::new()
-    };
     let area = ui.available_rect_before_wrap();
     // Large enough that no two cards overlap: the bottom corners must clear the central
     // card sideways (1.25 * 0.866 * radius >= card width) and tower A must clear it upwards.
@@ -77,7 +73,7 @@ pub fn table_ui(
     for tower in state.towers() {
         let rect = Rect::from_center_size(card_center(tower.id, center, radius), CARD);
         ui.scope_builder(UiBuilder::new().max_rect(rect), |ui| {
-            tower_ui(view, tower, &targets, teach, ui, commands);
+            tower_ui(view, tower, targets, teach, ui, commands);
         });
     }
 }

@@ -709,3 +709,54 @@ fn a_table_that_differs_from_the_game_is_a_desync_until_it_is_put_right() {
         "nothing was played: the table caught up with the game"
     );
 }
+
+#[test]
+fn teach_mode_lights_the_legal_pillars_on_the_camera_image() {
+    use egui_kittest::kittest::NodeT;
+
+    // Red to place (live-flag's game at its 4th action): each pillar where one of the roll's
+    // dice may go with an apprentice gets a ring on the image, and no other pillar does.
+    let dir = fixtures().join("live-flag");
+    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
+    harness
+        .state_mut()
+        .command(Command::Open(dir.join("record.json")));
+    harness.step();
+    let legal: std::collections::BTreeSet<String> = harness
+        .state()
+        .game()
+        .unwrap()
+        .session
+        .state()
+        .legal_actions()
+        .iter()
+        .filter_map(|action| match action {
+            rules::Action::Place {
+                rank: rules::Rank::Apprentice,
+                tower,
+                pillar,
+                ..
+            } => Some(format!("Legal: {pillar} of {tower}")),
+            _ => None,
+        })
+        .collect();
+    assert!(!legal.is_empty());
+    let source = FrameFiles::folder(&dir, None, Pace::Fastest).unwrap();
+    harness.state_mut().watch(Box::new(source), None).unwrap();
+    step_until(&mut harness, "a frame read with the calibration", |h| {
+        snapshot(h)
+            .frame
+            .as_ref()
+            .is_some_and(|f| !f.pillars_px.is_empty())
+    });
+    let lit: std::collections::BTreeSet<String> = harness
+        .query_all_by_label_contains("Legal: ")
+        .filter_map(|node| node.accesskit_node().label())
+        .collect();
+    assert_eq!(lit, legal);
+
+    harness.state_mut().command(Command::SetTeachMode(false));
+    harness.step();
+    harness.step();
+    assert!(harness.query_by_label_contains("Legal: ").is_none());
+}

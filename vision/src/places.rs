@@ -7,7 +7,9 @@
 use std::collections::HashMap;
 
 use calibration::nalgebra::Vector2;
-use calibration::places::{PILLAR_RADIUS_MM, distance, flat_place, floor_top_mm, nearest_pillar};
+use calibration::places::{
+    PILLAR_RADIUS_MM, distance, flat_place, floor_top_mm, nearest_pillar, pillar_point,
+};
 use calibration::quality::{DIE_SIZE_MM, TOP_FLOOR};
 use calibration::{Camera, MatLayout, MatPlace, TablePoint, ZoneKind};
 
@@ -67,6 +69,37 @@ impl TableGeometry {
             layout,
             tower_levels: HashMap::new(),
         }
+    }
+
+    /// Where a die on each pillar of each tower's top floor shows its centre, in pixels of
+    /// the frame: the tower zone's name, the pillar (1-3) and the pixel. Towers of unknown
+    /// height are taken at floor 1; points behind the camera are left out.
+    pub fn pillar_points_px(&self) -> Vec<(String, u8, [f32; 2])> {
+        let mut points = Vec::new();
+        for zone in self
+            .layout
+            .zones
+            .iter()
+            .filter(|z| z.kind == ZoneKind::Tower)
+        {
+            let level = self.tower_levels.get(&zone.name).copied().unwrap_or(1);
+            for index in 0..3 {
+                let [x_mm, y_mm] = pillar_point(zone.center_mm, index, 0.0);
+                let point = TablePoint {
+                    x_mm,
+                    y_mm,
+                    height_mm: floor_top_mm(level) + DIE_SIZE_MM / 2.0,
+                };
+                if let Some(px) = self.camera.project(point) {
+                    points.push((
+                        zone.name.clone(),
+                        index as u8 + 1,
+                        [px.x as f32, px.y as f32],
+                    ));
+                }
+            }
+        }
+        points
     }
 
     /// Sets the `place` of every die and meeple of `reading` (`None` off every zone).
@@ -242,6 +275,31 @@ mod tests {
             color_confidence: 1.0,
             uncertain: false,
             place: None,
+        }
+    }
+
+    #[test]
+    fn a_die_seen_at_a_pillars_point_is_placed_on_that_pillar() {
+        let mut geometry = geometry();
+        geometry.tower_levels.insert("tower-b".into(), 2);
+        let points = geometry.pillar_points_px();
+        assert_eq!(points.len(), 12, "three pillars of four towers");
+        for (zone, pillar, [x, y]) in points {
+            let level = if zone == "tower-b" { 2 } else { 1 };
+            let mut reading = Reading::default();
+            let mut die = die_at(&geometry, TablePoint::on_mat(0.0, 0.0));
+            die.box_px = [x - 10.0, y - 10.0, x + 10.0, y + 10.0];
+            reading.dice.push(die);
+            geometry.locate(&mut reading);
+            assert_eq!(
+                reading.dice[0].place,
+                Some(MatPlace::Tower {
+                    tower: zone.clone(),
+                    level,
+                    pillar
+                }),
+                "{zone} pillar {pillar}"
+            );
         }
     }
 
