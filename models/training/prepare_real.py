@@ -20,8 +20,9 @@ Outputs, under --out (default data/real):
   grown to the die), the form `tablesight eval` reads.
 - crops.npz: one square crop per die, CONTEXT_STORED times the longer box side around the
   box centre, resampled to CROP_STORED_PX (antialiased bilinear, as the Rust reader does),
-  with value (0 for a crop of no die), split, source and group index; and per photo two
-  crops of places without a die (sized like its dice), for the reader's "nothing".
+  with value (0 for a crop of no die), split, source and group index, and a colour class for
+  byler-d6's dice (see BYLER_COLOURS; -1 elsewhere); and per photo two crops of places
+  without a die (sized like its dice), for the reader's "nothing".
 
 Run: .venv-train/bin/python models/training/prepare_real.py
 """
@@ -36,9 +37,16 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps
 
-from common import CONTEXT_STORED, CROP_STORED_PX, crop_square
+from common import CONTEXT_STORED, CROP_STORED_PX, DIE_COLORS, crop_square
 
 SPLIT_SHARES = (("test", 0.15), ("val", 0.10), ("train", 0.75))
+
+# byler-d6's colour estimate of each die (`colour_estimate_unreviewed.csv`, from hue,
+# saturation and brightness in the box; nobody reviewed it) as the reader's colour classes: a
+# blue, purple, pink or yellow body is that game colour, whatever the set (navy, marbled,
+# smoky dice); red, green, black, white, brown, grey, orange and teal dice are "other". Dark
+# purple dice estimated black or dark red are "other" here: the labels are noisy, a start.
+BYLER_COLOURS = {"blue": "blue", "purple": "purple", "pink/magenta": "pink", "yellow": "yellow"}
 
 
 def read_yolo(path: Path, width: int, height: int) -> list[list[float]]:
@@ -192,7 +200,11 @@ def main() -> None:
     groups = sorted({p["group"] for p in photos})
     group_index = {g: i for i, g in enumerate(groups)}
 
-    crops, values, splits, sources, group_ids = [], [], [], [], []
+    byler_colours = {
+        (row["image"], int(row["box_index"])): DIE_COLORS.index(BYLER_COLOURS.get(row["colour_estimate"], "other"))
+        for row in load_csv(args.datasets / "byler-d6" / "colour_estimate_unreviewed.csv")
+    }
+    crops, values, colours, splits, sources, group_ids = [], [], [], [], [], []
     rng = np.random.default_rng(0)
     for photo in photos:
         path = Path(photo["path"])
@@ -205,15 +217,20 @@ def main() -> None:
             boxes = [grow_to(b, 44.0) for b in boxes]
         photo["width"], photo["height"] = width, height
         photo["boxes"] = [[int(b[0])] + [round(v, 2) for v in b[1:]] for b in boxes]
-        for value, x0, y0, x1, y1 in boxes:
+        for index, (value, x0, y0, x1, y1) in enumerate(boxes):
             crops.append(crop_square(image, (x0, y0, x1, y1), CONTEXT_STORED, CROP_STORED_PX))
             values.append(value)
+            if photo["source"] == "byler-d6":
+                colours.append(byler_colours.get((photo["stem"], index), -1))
+            else:
+                colours.append(-1)
             splits.append(photo["split"])
             sources.append(photo["source"])
             group_ids.append(group_index[photo["group"]])
         for box in background_boxes(boxes, width, height, rng, count=2):
             crops.append(crop_square(image, box, CONTEXT_STORED, CROP_STORED_PX))
             values.append(0)
+            colours.append(-1)
             splits.append(photo["split"])
             sources.append(photo["source"])
             group_ids.append(group_index[photo["group"]])
@@ -224,6 +241,7 @@ def main() -> None:
         args.out / "crops.npz",
         crops=np.stack(crops),
         values=np.array(values, dtype=np.int8),
+        colours=np.array(colours, dtype=np.int8),
         splits=np.array(splits),
         sources=np.array(sources),
         groups=np.array(group_ids, dtype=np.int32),

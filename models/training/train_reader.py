@@ -52,9 +52,12 @@ OTHER_HUES = (5.0, 25.0, 120.0, 160.0)
 IGNORE = -1
 
 
-def load_real(path: Path, split: str, source_weights: dict[str, float] | None = None) -> dict[str, np.ndarray]:
+def load_real(
+    path: Path, split: str, source_weights: dict[str, float] | None = None, colours: bool = False
+) -> dict[str, np.ndarray]:
     """The real crops of one split; `source_weights` weighs how often each dataset's crops
-    are drawn (1 where unnamed)."""
+    are drawn (1 where unnamed); with `colours`, byler-d6's dice carry the colour classes
+    prepare_real.py gave them (from the dataset's unreviewed estimate)."""
     data = np.load(path)
     keep = data["splits"] == split
     crops = data["crops"][keep]
@@ -66,6 +69,12 @@ def load_real(path: Path, split: str, source_weights: dict[str, float] | None = 
     centre = crops[:, 25:55, 25:55].astype(np.float32)
     saturation = (centre.max(axis=3) - centre.min(axis=3)).mean(axis=(1, 2)) / 255.0
     color = np.where((values > 0) & (saturation < 0.12), DIE_COLORS.index("other"), IGNORE)
+    # Colour labels that a hue rotation would make wrong (a grey die stays "other").
+    hue_bound = np.zeros(n, dtype=bool)
+    if colours and "colours" in data.files:
+        labelled = data["colours"][keep].astype(np.int64)
+        hue_bound = (values > 0) & (labelled >= 0) & (saturation >= 0.12)
+        color = np.where(hue_bound, labelled, color)
     return {
         "crops": crops,
         "kind": kind,
@@ -74,6 +83,7 @@ def load_real(path: Path, split: str, source_weights: dict[str, float] | None = 
         "player": np.full(n, IGNORE),
         "rank": np.full(n, IGNORE),
         "real": np.ones(n, dtype=bool),
+        "hue_bound": hue_bound,
         "draw": np.array([(source_weights or {}).get(str(s), 1.0) for s in data["sources"][keep]], dtype=np.float64),
     }
 
@@ -85,6 +95,7 @@ def load_synth(path: Path) -> dict[str, np.ndarray]:
         "crops": data["crops"],
         **{k: data[k].astype(np.int64) for k in ("kind", "value", "color", "player", "rank")},
         "real": np.zeros(n, dtype=bool),
+        "hue_bound": np.zeros(n, dtype=bool),
         "draw": np.ones(n),
     }
 
@@ -160,10 +171,15 @@ def augment(
     angle[is_meeple] *= 0.15  # meeples stand upright in the frame, give or take
     x = to_input(batch["crops"], context, shift, angle)
 
-    # Colour: real dice get any hue; some rendered game dice become "other" dice.
+    # Colour: real dice get any hue (those whose colour label the hue sets, half the time, and
+    # then lose the label); some rendered game dice become "other" dice.
     hue = torch.zeros(n)
     real = torch.from_numpy(batch["real"])
     hue[real] = torch.from_numpy(rng.uniform(0, 360, int(real.sum()))).float()
+    hue_bound = torch.from_numpy(batch["hue_bound"])
+    turned = hue_bound & torch.from_numpy(rng.random(n) < 0.5)
+    hue[hue_bound & ~turned] = 0.0
+    labels["color"][turned] = IGNORE
     is_die = labels["kind"] == KINDS.index("die")
     game_color = is_die & ~real & (labels["color"] >= 0) & (labels["color"] < DIE_COLORS.index("other"))
     turn = game_color & torch.from_numpy(rng.random(n) < 0.2)
@@ -293,6 +309,9 @@ def main() -> None:
     parser.add_argument(
         "--jpeg-share", type=float, default=0.0, help="share of crops JPEG-compressed as a camera does (chroma subsampled)"
     )
+    parser.add_argument(
+        "--real-colours", action="store_true", help="byler-d6's dice carry their (estimated) colour classes"
+    )
     parser.add_argument("--real-only", action="store_true", help="train on real crops alone")
     parser.add_argument("--synth-only", action="store_true", help="train on rendered crops alone (the realism gap)")
     parser.add_argument(
@@ -314,11 +333,11 @@ def main() -> None:
     source_weights = {k: float(v) for k, v in (w.split("=") for w in args.source_weight)}
     parts = []
     if not args.synth_only:
-        parts.append(load_real(args.real, "train", source_weights))
+        parts.append(load_real(args.real, "train", source_weights, args.real_colours))
     if not args.real_only:
         parts += [load_synth(p) for p in args.synth]
     train = concat(parts)
-    val_real = load_real(args.real, "val")
+    val_real = load_real(args.real, "val", colours=args.real_colours)
     val_synth = load_synth(args.synth_val) if args.synth_val.exists() else None
     # Each batch holds --real-share real crops, whatever the counts.
     share = args.real_share
