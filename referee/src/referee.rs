@@ -1159,6 +1159,67 @@ mod tests {
     }
 
     #[test]
+    fn the_rounds_last_die_read_with_another_value_in_the_mana_pool_is_the_roll_die() {
+        let catalogue = TileCatalogue::arkhanos();
+        let rolls_of = |record: &rules::GameRecord| -> Vec<usize> {
+            (record.actions.iter().enumerate())
+                .filter(|(_, a)| matches!(a, Action::Roll { .. }))
+                .map(|(i, _)| i)
+                .collect()
+        };
+        // The first random game whose round 1 casts no spell (a spell's effect may be one the
+        // table does not tell apart, which is not what this test is about).
+        let (setup, record) = (0..)
+            .map(|seed| {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                let players = [PlayerColor::Red, PlayerColor::Green];
+                let setup = GameSetup::random(&players, &catalogue, &mut rng);
+                let (record, _) = rules::random_game(setup.clone(), &catalogue, &mut rng).unwrap();
+                (setup, record)
+            })
+            .find(|(_, record)| {
+                let second = rolls_of(record)[1];
+                !record.actions[..second]
+                    .iter()
+                    .any(|a| matches!(a, Action::Cast { .. }))
+            })
+            .unwrap();
+        let rolls = rolls_of(&record);
+        // Round 1 played table by table, up to the turn whose end sends its last die to
+        // the mana pool.
+        let last_end = rolls[1] - 1;
+        assert!(matches!(record.actions[last_end], Action::EndTurn { .. }));
+        let start = setup.start(&catalogue).unwrap();
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        let mut state = start;
+        for action in &record.actions[..last_end] {
+            state = state.play(action).unwrap();
+            show(
+                &mut referee,
+                &Observation::perfect(&state, 0, 0.0),
+                &mut frame,
+            );
+        }
+        assert_eq!(referee.record().actions.len(), last_end);
+        let ended = state.clone().play(&record.actions[last_end]).unwrap();
+        let &[pooled] = ended.mana_pool() else {
+            panic!("one die in the pool after round 1: {:?}", ended.mana_pool());
+        };
+        let rolled = ended.play(&record.actions[rolls[1]]).unwrap();
+        // The pool's die read with another value, and the next roll already on the table.
+        let wrong = misvalued(pooled, &rolled_dice(&record.actions[rolls[1]]));
+        let table = read_as(
+            Observation::perfect(&rolled, 0, 0.0),
+            pooled,
+            Place::ManaPool,
+            wrong,
+        );
+        show(&mut referee, &table, &mut frame);
+        assert_eq!(referee.record().actions, record.actions[..=rolls[1]]);
+        assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
+    }
+
+    #[test]
     fn a_placed_die_read_in_another_colour_is_the_roll_die_that_left() {
         let (setup, start, roll, rolled, place, placed) = opening(5);
         let (die, pillar) = placement(&place);

@@ -193,15 +193,10 @@ pub(crate) struct Seen {
 }
 
 impl Seen {
-    /// This table with one die read on a top-floor pillar put right: a die the game has
-    /// neither there nor in the roll, where exactly one die of the roll is not seen in the
-    /// roll area and shares its value (its colour misread: blue and purple in dim light) or
-    /// its colour (its value misread). Dice are conserved, so that die is the one that
-    /// moved. `None` when no die or more than one needs it, or the die it would be is not
-    /// the only one possible.
     /// This table with what the rules say must be misread put right, in the order to try
     /// when the table as read is not explained: meeples in place with their known rank,
-    /// the roll's die misread on its pillar, both. Only those that differ from the table.
+    /// the roll's die misread on its pillar or in the mana pool, both. Only those that differ
+    /// from the table.
     pub(crate) fn corrected(&self, expected: &Expected) -> Vec<Seen> {
         let mut ranked = self.clone();
         ranked.keep_known_ranks(expected);
@@ -256,39 +251,62 @@ impl Seen {
         }
     }
 
+    /// This table with one die read on a top-floor pillar or in the mana pool put right: a
+    /// die the game has neither there nor in the roll, where exactly one die of the roll is
+    /// not seen in the roll area and shares its value (its colour misread: blue and purple
+    /// in dim light) or its colour (its value misread). Dice are conserved, so that die is
+    /// the one that moved: to a pillar, or to the mana pool as the round's last die. `None`
+    /// when no die or more than one needs it, or the die it would be is not the only one
+    /// possible.
     fn with_roll_die_misread(&self, expected: &Expected) -> Option<Seen> {
         let (unseen, _) = dice_difference(&expected.roll, &self.roll);
-        let mut fix = None;
+        let mut fix: Option<(Option<(TowerId, u8, PillarIndex)>, Die, Die)> = None;
+        let mut consider = |at: Option<(TowerId, u8, PillarIndex)>, extra: Vec<Die>| {
+            for read in extra.into_iter().filter(|d| !expected.roll.contains(d)) {
+                let mut like: Vec<Die> = (unseen.iter())
+                    .filter(|d| d.value == read.value || d.color == read.color)
+                    .copied()
+                    .collect();
+                like.sort();
+                like.dedup();
+                let ([die], None) = (like.as_slice(), fix) else {
+                    return false;
+                };
+                fix = Some((at, read, *die));
+            }
+            true
+        };
         for tower in TowerId::ALL {
             let level = expected.levels[tower.index()];
             for pillar in PillarIndex::ALL {
                 let (dice, _) = self.on_pillar(tower, level, pillar);
                 let look = &expected.pillars[tower.index()][pillar.index()];
                 let (_, extra) = dice_difference(&look.dice, &dice);
-                for read in extra.into_iter().filter(|d| !expected.roll.contains(d)) {
-                    let mut like: Vec<Die> = (unseen.iter())
-                        .filter(|d| d.value == read.value || d.color == read.color)
-                        .copied()
-                        .collect();
-                    like.sort();
-                    like.dedup();
-                    let ([die], None) = (like.as_slice(), fix) else {
-                        return None;
-                    };
-                    fix = Some((tower, level, pillar, read, *die));
+                if !consider(Some((tower, level, pillar)), extra) {
+                    return None;
                 }
             }
         }
-        let (tower, level, pillar, read, die) = fix?;
+        let (_, extra) = dice_difference(&expected.pool, &self.pool);
+        if !consider(None, extra) {
+            return None;
+        }
+        let (at, read, die) = fix?;
         let mut fixed = self.clone();
-        let piece = fixed.towers[tower.index()].iter_mut().find(|p| {
-            (p.level, p.pillar, p.buried) == (level, pillar, false)
-                && matches!(p.piece, Piece::Die(r) if r.die == read)
-        })?;
-        piece.piece = Piece::Die(Reading {
+        let reading = Reading {
             die,
             uncertain: false,
-        });
+        };
+        match at {
+            Some((tower, level, pillar)) => {
+                let piece = fixed.towers[tower.index()].iter_mut().find(|p| {
+                    (p.level, p.pillar, p.buried) == (level, pillar, false)
+                        && matches!(p.piece, Piece::Die(r) if r.die == read)
+                })?;
+                piece.piece = Piece::Die(reading);
+            }
+            None => *fixed.pool.iter_mut().find(|r| r.die == read)? = reading,
+        }
         Some(fixed)
     }
 
