@@ -251,16 +251,17 @@ impl Seen {
         }
     }
 
-    /// This table with one die read on a top-floor pillar or in the mana pool put right: a
-    /// die the game has neither there nor in the roll, where exactly one die of the roll is
-    /// not seen in the roll area and shares its value (its colour misread: blue and purple
-    /// in dim light) or its colour (its value misread). Dice are conserved, so that die is
-    /// the one that moved: to a pillar, or to the mana pool as the round's last die. `None`
-    /// when no die or more than one needs it, or the die it would be is not the only one
-    /// possible.
+    /// This table with the dice read on top-floor pillars or in the mana pool put right: each
+    /// a die the game has neither there nor in the roll, where exactly one die of the roll
+    /// not seen in the roll area shares its value (its colour misread: blue and purple in dim
+    /// light) or its colour (its value misread), a different one for each. Dice are
+    /// conserved, so those are the dice that moved: to a pillar, or to the mana pool as the
+    /// round's last die. `None` when no die needs it, or one of them could be more than one
+    /// die of the roll.
     fn with_roll_die_misread(&self, expected: &Expected) -> Option<Seen> {
         let (unseen, _) = dice_difference(&expected.roll, &self.roll);
-        let mut fix: Option<(Option<(TowerId, u8, PillarIndex)>, Die, Die)> = None;
+        // Where each misread die is (a pillar, else the mana pool), as read, and the die.
+        let mut fixes: Vec<(Option<(TowerId, u8, PillarIndex)>, Die, Die)> = Vec::new();
         let mut consider = |at: Option<(TowerId, u8, PillarIndex)>, extra: Vec<Die>| {
             for read in extra.into_iter().filter(|d| !expected.roll.contains(d)) {
                 let mut like: Vec<Die> = (unseen.iter())
@@ -269,10 +270,13 @@ impl Seen {
                     .collect();
                 like.sort();
                 like.dedup();
-                let ([die], None) = (like.as_slice(), fix) else {
+                let [die] = like.as_slice() else {
                     return false;
                 };
-                fix = Some((at, read, *die));
+                if fixes.iter().any(|(_, _, fixed)| fixed == die) {
+                    return false;
+                }
+                fixes.push((at, read, *die));
             }
             true
         };
@@ -288,24 +292,25 @@ impl Seen {
             }
         }
         let (_, extra) = dice_difference(&expected.pool, &self.pool);
-        if !consider(None, extra) {
+        if !consider(None, extra) || fixes.is_empty() {
             return None;
         }
-        let (at, read, die) = fix?;
         let mut fixed = self.clone();
-        let reading = Reading {
-            die,
-            uncertain: false,
-        };
-        match at {
-            Some((tower, level, pillar)) => {
-                let piece = fixed.towers[tower.index()].iter_mut().find(|p| {
-                    (p.level, p.pillar, p.buried) == (level, pillar, false)
-                        && matches!(p.piece, Piece::Die(r) if r.die == read)
-                })?;
-                piece.piece = Piece::Die(reading);
+        for (at, read, die) in fixes {
+            let reading = Reading {
+                die,
+                uncertain: false,
+            };
+            match at {
+                Some((tower, level, pillar)) => {
+                    let piece = fixed.towers[tower.index()].iter_mut().find(|p| {
+                        (p.level, p.pillar, p.buried) == (level, pillar, false)
+                            && matches!(p.piece, Piece::Die(r) if r.die == read)
+                    })?;
+                    piece.piece = Piece::Die(reading);
+                }
+                None => *fixed.pool.iter_mut().find(|r| r.die == read)? = reading,
             }
-            None => *fixed.pool.iter_mut().find(|r| r.die == read)? = reading,
         }
         Some(fixed)
     }
