@@ -30,6 +30,22 @@ fn harness(app: TablesightApp) -> Harness<'static, TablesightApp> {
     harness
 }
 
+/// A window with the game of `dir/record.json` open.
+fn with_game(dir: &Path) -> Harness<'static, TablesightApp> {
+    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
+    harness
+        .state_mut()
+        .command(Command::Open(dir.join("record.json")));
+    harness.step();
+    harness
+}
+
+/// Watches the recording in `dir`, each frame handed over when the reader is ready for it.
+fn watch_recording(harness: &mut Harness<'static, TablesightApp>, dir: &Path) {
+    let source = FrameFiles::folder(dir, None, Pace::Fastest).unwrap();
+    harness.state_mut().watch(Box::new(source), None).unwrap();
+}
+
 /// Clicks and draws a few frames (not `run`: a running feed asks for frames of its own).
 fn click(harness: &mut Harness<'static, TablesightApp>, label: &str) {
     harness.get_by_label(label).click();
@@ -517,14 +533,9 @@ fn an_illegal_placement_seen_by_the_camera_is_flagged_and_cleared_when_taken_bac
     // it back and puts it on the central tower. Read by the shipped models; the game opened
     // is the one on the table before the move (tests/fixtures/live-flag/README.md).
     let dir = fixtures().join("live-flag");
-    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
-    harness
-        .state_mut()
-        .command(Command::Open(dir.join("record.json")));
-    harness.step();
+    let mut harness = with_game(&dir);
     assert_eq!(harness.state().game().unwrap().session.steps().len(), 4);
-    let source = FrameFiles::folder(&dir, None, Pace::Fastest).unwrap();
-    harness.state_mut().watch(Box::new(source), None).unwrap();
+    watch_recording(&mut harness, &dir);
 
     step_until(&mut harness, "the flag", |h| {
         snapshot(h).referee.active_flag.is_some()
@@ -587,11 +598,7 @@ fn a_move_the_table_cannot_tell_apart_is_asked_of_the_user() {
             out
         })
         .collect();
-    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
-    harness
-        .state_mut()
-        .command(Command::Open(dir.join("record.json")));
-    harness.step();
+    let mut harness = with_game(&dir);
     let source = FrameFiles::files(frames, 15.0, Pace::Fastest).unwrap();
     harness.state_mut().watch(Box::new(source), None).unwrap();
     step_until(&mut harness, "the question", |h| {
@@ -631,18 +638,13 @@ fn a_floor_completed_under_the_camera_is_scored_in_the_window() {
     // then an apprentice on the spellbook as the bonus; the floor is complete and scored.
     // Read by the shipped models (tests/fixtures/live-floor/README.md).
     let dir = fixtures().join("live-floor");
-    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
-    harness
-        .state_mut()
-        .command(Command::Open(dir.join("record.json")));
-    harness.step();
+    let mut harness = with_game(&dir);
     let prestige = |h: &Harness<'static, TablesightApp>, player| {
         let state = h.state().game().unwrap().session.state();
         state.player(player).unwrap().prestige
     };
     assert_eq!(prestige(&harness, rules::PlayerColor::Green), 0);
-    let source = FrameFiles::folder(&dir, None, Pace::Fastest).unwrap();
-    harness.state_mut().watch(Box::new(source), None).unwrap();
+    watch_recording(&mut harness, &dir);
 
     step_until(&mut harness, "the placement and its bonus", |h| {
         h.state().game().unwrap().session.steps().len() == 9
@@ -670,16 +672,12 @@ fn a_table_that_differs_from_the_game_is_a_desync_until_it_is_put_right() {
     // with what differs. Red's hand then tries tower B (107-124: the table still differs)
     // and puts the die where the game has it (149-157): they agree again, nothing is played.
     let dir = fixtures().join("live-flag");
-    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
-    harness
-        .state_mut()
-        .command(Command::Open(dir.join("record.json")));
+    let mut harness = with_game(&dir);
     let ahead = rules::Action::from_notation("red place blue2 apprentice central3").unwrap();
     harness.state_mut().command(Command::Play(ahead));
     harness.step();
     assert_eq!(harness.state().game().unwrap().session.steps().len(), 5);
-    let source = FrameFiles::folder(&dir, None, Pace::Fastest).unwrap();
-    harness.state_mut().watch(Box::new(source), None).unwrap();
+    watch_recording(&mut harness, &dir);
 
     step_until(&mut harness, "the desync", |h| {
         snapshot(h).referee.active_desync.is_some()
@@ -734,11 +732,7 @@ fn teach_mode_lights_the_legal_pillars_on_the_camera_image() {
     // Red to place (live-flag's game at its 4th action): each pillar where one of the roll's
     // dice may go with an apprentice gets a ring on the image, and no other pillar does.
     let dir = fixtures().join("live-flag");
-    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
-    harness
-        .state_mut()
-        .command(Command::Open(dir.join("record.json")));
-    harness.step();
+    let mut harness = with_game(&dir);
     let legal: std::collections::BTreeSet<String> = harness
         .state()
         .game()
@@ -758,8 +752,7 @@ fn teach_mode_lights_the_legal_pillars_on_the_camera_image() {
         })
         .collect();
     assert!(!legal.is_empty());
-    let source = FrameFiles::folder(&dir, None, Pace::Fastest).unwrap();
-    harness.state_mut().watch(Box::new(source), None).unwrap();
+    watch_recording(&mut harness, &dir);
     step_until(&mut harness, "a frame read with the calibration", |h| {
         snapshot(h)
             .frame

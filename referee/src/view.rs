@@ -173,6 +173,9 @@ pub(crate) struct TowerPiece {
     pub piece: Piece,
 }
 
+/// A pillar of a tower's top floor: the tower, the floor's level, the pillar.
+type TopPillar = (TowerId, u8, PillarIndex);
+
 /// What a settled frame shows, sorted by place.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Seen {
@@ -261,8 +264,8 @@ impl Seen {
     fn with_roll_die_misread(&self, expected: &Expected) -> Option<Seen> {
         let (unseen, _) = dice_difference(&expected.roll, &self.roll);
         // Where each misread die is (a pillar, else the mana pool), as read, and the die.
-        let mut fixes: Vec<(Option<(TowerId, u8, PillarIndex)>, Die, Die)> = Vec::new();
-        let mut consider = |at: Option<(TowerId, u8, PillarIndex)>, extra: Vec<Die>| {
+        let mut fixes: Vec<(Option<TopPillar>, Die, Die)> = Vec::new();
+        let mut consider = |at: Option<TopPillar>, extra: Vec<Die>| {
             for read in extra.into_iter().filter(|d| !expected.roll.contains(d)) {
                 let mut like: Vec<Die> = (unseen.iter())
                     .filter(|d| d.value == read.value || d.color == read.color)
