@@ -209,9 +209,11 @@ impl TableReader {
             .pillar_points_px()
             .into_iter()
             .filter_map(|(zone, pillar, px)| {
-                let tower = tower_of_zone(&zone)?;
-                let pillar = PillarIndex::ALL.get(usize::from(pillar).checked_sub(1)?)?;
-                Some((tower, *pillar, px))
+                Some((
+                    tower_of_zone(&zone)?,
+                    PillarIndex::try_from(pillar).ok()?,
+                    px,
+                ))
             })
             .collect()
     }
