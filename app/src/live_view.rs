@@ -19,6 +19,7 @@ use crate::live::{
     FeedPhase, LiveFeed, LiveFrame, LiveRequest, LiveSnapshot, fit_image, overlay_items,
     screen_rect,
 };
+use crate::paint::LEGAL_GREEN;
 
 /// A feed being watched, with what the window keeps of it.
 pub struct LiveSession {
@@ -66,8 +67,6 @@ impl LiveSession {
 const FLAG_RED: Color32 = Color32::from_rgb(150, 25, 25);
 const DESYNC_ORANGE: Color32 = Color32::from_rgb(170, 90, 10);
 const QUESTION_BLUE: Color32 = Color32::from_rgb(30, 70, 130);
-/// The teach mode's colour for a legal pillar (the table's own).
-const LEGAL_GREEN: Color32 = Color32::from_rgb(60, 200, 90);
 /// A legal pillar's ring on the image: about a die's half-width at 1280x720 from a webcam
 /// over the mat (pixels of the frame).
 const LEGAL_RING_PX: f32 = 16.0;
@@ -338,13 +337,13 @@ fn legal_pillars_ui(
     image_size: Vec2,
     shown: Rect,
 ) {
-    let scale = shown.width() / image_size.x.max(1.0);
+    let r = LEGAL_RING_PX;
     for &(tower, pillar, [x, y]) in &frame.pillars_px {
         if !targets.contains(&(tower, pillar)) {
             continue;
         }
-        let at = shown.min + Vec2::new(x, y) * scale;
-        let radius = (LEGAL_RING_PX * scale).max(6.0);
+        let ring = screen_rect([x - r, y - r, x + r, y + r], image_size, shown);
+        let (at, radius) = (ring.center(), (ring.width() / 2.0).max(6.0));
         painter.circle_filled(at, radius, LEGAL_GREEN.gamma_multiply(0.25));
         painter.circle_stroke(at, radius, Stroke::new(2.0, LEGAL_GREEN));
         let label = format!("Legal: {pillar} of {tower}");

@@ -5,6 +5,9 @@ use egui::accesskit::Role;
 use egui::{Color32, Pos2, Rect, Response, Sense, Shape, Stroke, StrokeKind, Ui, Vec2, WidgetInfo};
 use rules::{Die, DieColor, Meeple, PlayerColor, Rank};
 
+/// Teach mode's colour for a pillar where a die may go, on the table and on the camera image.
+pub const LEGAL_GREEN: Color32 = Color32::from_rgb(60, 200, 90);
+
 pub fn die_color(color: DieColor) -> Color32 {
     match color {
         DieColor::Pink => Color32::from_rgb(236, 112, 170),

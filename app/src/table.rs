@@ -13,7 +13,7 @@ use rules::{
 };
 
 use crate::app::{Command, GameView};
-use crate::paint::{die_icon, paint_die, paint_meeple};
+use crate::paint::{LEGAL_GREEN, die_icon, paint_die, paint_meeple};
 
 const CARD: Vec2 = Vec2::new(236.0, 176.0);
 
@@ -213,14 +213,15 @@ fn pillar_ui(
     let painter = ui.painter();
     let visuals = ui.visuals();
     let stroke = if highlighted {
-        Stroke::new(2.5, Color32::from_rgb(60, 200, 90))
+        Stroke::new(2.5, LEGAL_GREEN)
     } else if response.hovered() {
         visuals.widgets.hovered.fg_stroke
     } else {
         Stroke::new(1.0, visuals.widgets.noninteractive.bg_stroke.color)
     };
     if highlighted {
-        painter.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(60, 200, 90, 40));
+        let [r, g, b, _] = LEGAL_GREEN.to_array();
+        painter.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(r, g, b, 40));
     }
     painter.rect_stroke(rect, 6.0, stroke, StrokeKind::Inside);
     let bonus = tower.bonus(pillar);
