@@ -6,6 +6,8 @@ shapes, and `tablesight detect` checks them when it loads a model.
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import torch
 from PIL import Image
@@ -264,3 +266,12 @@ def widened(small: Reader, width: int, rng: np.random.Generator, noise: float = 
     b_fc.bias.copy_(s_fc.bias)
     big.head[3].load_state_dict(small.head[3].state_dict())
     return big
+
+
+def jpeg_roundtrip(pixels: np.ndarray, quality: int, subsampling: int = -1) -> np.ndarray:
+    """An RGB uint8 picture JPEG-compressed and decoded again, as a camera's file is (PIL's
+    `subsampling`: 0 = 4:4:4, 1 = 4:2:2, 2 = 4:2:0, -1 its default)."""
+    encoded = io.BytesIO()
+    Image.fromarray(pixels).save(encoded, "JPEG", quality=quality, subsampling=subsampling)
+    return np.asarray(Image.open(encoded).convert("RGB"))
+

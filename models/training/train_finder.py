@@ -17,7 +17,6 @@ models/finder-train.json.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import math
 import time
@@ -28,7 +27,16 @@ import torch
 import torch.nn.functional as F
 from PIL import Image, ImageOps
 
-from common import FINDER_CLASSES, FINDER_LONG_PX, FINDER_STRIDE, Finder, fold_batch_norms, forward, init_from_onnx
+from common import (
+    FINDER_CLASSES,
+    FINDER_LONG_PX,
+    FINDER_STRIDE,
+    Finder,
+    fold_batch_norms,
+    forward,
+    init_from_onnx,
+    jpeg_roundtrip,
+)
 
 FINDER_CROP_PX = 256
 CACHE_LONG_PX = 640
@@ -89,9 +97,7 @@ def sample(picture: dict, rng: np.random.Generator, crop: int, jpeg: float = 0.0
     region = np.asarray(image)[max(top, 0) : top + crop, max(left, 0) : left + crop]
     canvas[max(-top, 0) : max(-top, 0) + region.shape[0], max(-left, 0) : max(-left, 0) + region.shape[1]] = region
     if jpeg > 0 and rng.random() < jpeg:
-        encoded = io.BytesIO()
-        Image.fromarray(canvas).save(encoded, "JPEG", quality=int(rng.integers(30, 96)))
-        canvas = np.asarray(Image.open(encoded).convert("RGB"))
+        canvas = jpeg_roundtrip(canvas, int(rng.integers(30, 96)))
 
     grid = crop // FINDER_STRIDE
     heat = np.zeros((len(FINDER_CLASSES), grid, grid), dtype=np.float32)

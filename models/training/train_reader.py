@@ -22,13 +22,11 @@ import argparse
 import json
 import math
 import time
-from io import BytesIO
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
-from PIL import Image
 
 from common import (
     CONTEXT_STORED,
@@ -42,6 +40,7 @@ from common import (
     fold_batch_norms,
     forward,
     init_from_onnx,
+    jpeg_roundtrip,
     onnx_reader_width,
     widened,
 )
@@ -231,11 +230,9 @@ def jpeg_compressed(x: torch.Tensor, pick: np.ndarray, rng: np.random.Generator)
     out = x.clone()
     pixels = (x.permute(0, 2, 3, 1).numpy() * 255.0 + 0.5).astype(np.uint8)
     for i in np.flatnonzero(pick):
-        encoded = BytesIO()
         subsampling = int(rng.choice(JPEG_SUBSAMPLING, p=JPEG_SUBSAMPLING_SHARE))
-        Image.fromarray(pixels[i]).save(encoded, "JPEG", quality=int(rng.integers(30, 96)), subsampling=subsampling)
-        decoded = np.asarray(Image.open(encoded).convert("RGB"), dtype=np.float32) / 255.0
-        out[i] = torch.from_numpy(decoded).permute(2, 0, 1)
+        decoded = jpeg_roundtrip(pixels[i], int(rng.integers(30, 96)), subsampling)
+        out[i] = torch.from_numpy(decoded.astype(np.float32) / 255.0).permute(2, 0, 1)
     return out
 
 
