@@ -29,13 +29,9 @@ const FINDER_SIDE_MULTIPLE: u32 = 32;
 const FINDER_CHANNELS: usize = 6;
 /// The reader's crop: READER_CONTEXT times the box's longer side, READER_PX square.
 pub const READER_PX: u32 = 40;
+/// The reader's input: one crop, RGB planes.
+const READER_INPUT: [usize; 4] = [1, 3, READER_PX as usize, READER_PX as usize];
 const READER_CONTEXT: f32 = 1.5;
-/// Inputs go through the reader in batches of this size, one tract call per batch: as many
-/// crops read once, or a quarter as many each in its four quarter turns.
-const READER_BATCH: usize = 16;
-/// The reader's smaller call, for the few crops of a camera frame where little moved: a call
-/// costs its whole batch, however few of its inputs are used.
-const READER_SMALL_BATCH: usize = 4;
 
 const KINDS: usize = 3;
 const KIND_DIE: usize = 0;
@@ -246,13 +242,15 @@ pub struct DiceReader {
     finder_onnx: Vec<u8>,
     finder_name: String,
     finder_plans: HashMap<(u32, u32), Plan>,
-    /// The reader's plans by batch size, smallest first.
-    readers: [(usize, Plan); 2],
+    /// The reader's plan, one crop a call: tract gathers a single input's 3x3 patches
+    /// lazily, but copies out every patch of a batch first, which made 16 crops a call
+    /// twice as slow as 16 calls (`cargo bench -p tablesight-vision --bench models`).
+    reader: Plan,
     resizer: Resizer,
     shrunk: Vec<u8>,
     crop: Vec<u8>,
     crop_small: Image<'static>,
-    batch: Vec<f32>,
+    input: Vec<f32>,
     pub settings: ReaderSettings,
 }
 
@@ -293,23 +291,18 @@ impl DiceReader {
         reader: &[u8],
         reader_name: &str,
     ) -> Result<DiceReader, VisionError> {
-        let reader_plan = |batch: usize| -> Result<(usize, Plan), VisionError> {
-            let shape = [batch, 3, READER_PX as usize, READER_PX as usize];
-            let plan = optimised(reader, reader_name, shape)?;
-            check_output(&plan, reader_name, &[batch, READER_OUTPUTS])?;
-            Ok((batch, plan))
-        };
-        let readers = [reader_plan(READER_SMALL_BATCH)?, reader_plan(READER_BATCH)?];
+        let reader_plan = optimised(reader, reader_name, READER_INPUT)?;
+        check_output(&reader_plan, reader_name, &[1, READER_OUTPUTS])?;
         let mut dice_reader = DiceReader {
             finder_onnx: finder.to_vec(),
             finder_name: finder_name.to_owned(),
             finder_plans: HashMap::new(),
-            readers,
+            reader: reader_plan,
             resizer: Resizer::new(),
             shrunk: Vec::new(),
             crop: Vec::new(),
             crop_small: Image::new(READER_PX, READER_PX, PixelType::U8x3),
-            batch: vec![0.0; READER_BATCH * 3 * (READER_PX * READER_PX) as usize],
+            input: vec![0.0; 3 * (READER_PX * READER_PX) as usize],
             settings: ReaderSettings::default(),
         };
         // The 16:9 webcam shape is checked (and ready) from the start.
@@ -462,12 +455,9 @@ impl DiceReader {
             height: image.height(),
             ..Reading::default()
         };
-        let per_call = READER_BATCH / self.settings.turns.count();
-        for chunk in found.chunks(per_call) {
-            let rows = self.read_crops(image, chunk)?;
-            for (place, row) in chunk.iter().zip(rows) {
-                self.interpret(place, &row, &mut reading);
-            }
+        for place in found {
+            let row = self.read_crop(image, place)?;
+            self.interpret(place, &row, &mut reading);
         }
         // The finder may peak twice on one item (and once per class): of two readings of
         // the same kind centred within half a box side, keep the more confident. A meeple
@@ -477,78 +467,55 @@ impl DiceReader {
         Ok(reading)
     }
 
-    /// Runs the reader on up to READER_BATCH / turns crops, each in its quarter turns; one
-    /// row per place of each head's probabilities (value and colour averaged over the turns).
-    fn read_crops(
+    /// Runs the reader on one place's crop in each of its quarter turns: the place's row of
+    /// each head's probabilities (value and colour averaged over the turns).
+    fn read_crop(
         &mut self,
         image: &RgbImage,
-        places: &[Found],
-    ) -> Result<Vec<[f32; READER_OUTPUTS]>, VisionError> {
+        place: &Found,
+    ) -> Result<[f32; READER_OUTPUTS], VisionError> {
         let turns = self.settings.turns.count();
         // Two turns are a half turn apart, four a quarter.
         let step = 4 / turns;
-        let plane = (READER_PX * READER_PX) as usize;
-        // The smallest call that holds every input.
-        let inputs = places.len() * turns;
-        let (batch, plan) = (self.readers.iter())
-            .find(|(batch, _)| *batch >= inputs)
-            .unwrap_or(&self.readers[self.readers.len() - 1])
-            .clone();
-        self.batch[..batch * 3 * plane].fill(0.0);
-        for (i, place) in places.iter().enumerate() {
-            crop_square(image, place.box_px, READER_CONTEXT, &mut self.crop);
-            let side = (self.crop.len() / 3).isqrt() as u32;
-            let source = ImageRef::new(side, side, &self.crop, PixelType::U8x3)
-                .map_err(|e| model_error("crop", e))?;
-            self.resizer
-                .resize(&source, &mut self.crop_small, &resize_options())
-                .map_err(|e| model_error("crop", e))?;
-            let pixels = self.crop_small.buffer();
-            for turn in 0..turns {
-                let sample = i * turns + turn;
-                let sample = &mut self.batch[sample * 3 * plane..(sample + 1) * 3 * plane];
-                write_turned(pixels, turn * step, sample);
+        crop_square(image, place.box_px, READER_CONTEXT, &mut self.crop);
+        let side = (self.crop.len() / 3).isqrt() as u32;
+        let source = ImageRef::new(side, side, &self.crop, PixelType::U8x3)
+            .map_err(|e| model_error("crop", e))?;
+        self.resizer
+            .resize(&source, &mut self.crop_small, &resize_options())
+            .map_err(|e| model_error("crop", e))?;
+        let mut probabilities = [0.0; READER_OUTPUTS];
+        for turn in 0..turns {
+            write_turned(self.crop_small.buffer(), turn * step, &mut self.input);
+            let input = Tensor::from_shape(&READER_INPUT, &self.input)
+                .map_err(|e| model_error("reader input", e))?;
+            let outputs = (self.reader)
+                .run(tvec!(input.into()))
+                .map_err(|e| model_error("models/reader.onnx", e))?;
+            let row = outputs[0]
+                .to_plain_array_view::<f32>()
+                .map_err(|e| model_error("models/reader.onnx", e))?;
+            let row = row
+                .as_slice()
+                .ok_or_else(|| model_error("models/reader.onnx", "an output not in one piece"))?;
+            // Kind, player and rank from the crop as it is (meeples stand upright in the
+            // frame, and the reader learnt them so); value and colour averaged.
+            if turn == 0 {
+                for head in [KIND_COLUMNS, PLAYER_COLUMNS, RANK_COLUMNS] {
+                    probabilities[head.clone()].copy_from_slice(&softmax(&row[head]));
+                }
+            }
+            for head in [VALUE_COLUMNS, COLOR_COLUMNS] {
+                let mean = &mut probabilities[head.clone()];
+                for (m, p) in mean.iter_mut().zip(softmax(&row[head])) {
+                    *m += p / turns as f32;
+                }
             }
         }
-        let input = Tensor::from_shape(
-            &[batch, 3, READER_PX as usize, READER_PX as usize],
-            &self.batch[..batch * 3 * plane],
-        )
-        .map_err(|e| model_error("reader input", e))?;
-        let outputs = plan
-            .run(tvec!(input.into()))
-            .map_err(|e| model_error("models/reader.onnx", e))?;
-        let logits = outputs[0]
-            .to_plain_array_view::<f32>()
-            .map_err(|e| model_error("models/reader.onnx", e))?;
-        let logits = logits
-            .as_slice()
-            .ok_or_else(|| model_error("models/reader.onnx", "an output not in one piece"))?;
-        Ok(logits
-            .chunks_exact(READER_OUTPUTS * turns)
-            .take(places.len())
-            .map(|rows| {
-                // Kind, player and rank from the crop as it is (meeples stand upright in
-                // the frame, and the reader learnt them so); value and colour averaged.
-                let upright = &rows[..READER_OUTPUTS];
-                let mut probabilities = [0.0; READER_OUTPUTS];
-                for head in [KIND_COLUMNS, PLAYER_COLUMNS, RANK_COLUMNS] {
-                    probabilities[head.clone()].copy_from_slice(&softmax(&upright[head]));
-                }
-                for row in rows.chunks_exact(READER_OUTPUTS) {
-                    for head in [VALUE_COLUMNS, COLOR_COLUMNS] {
-                        let mean = &mut probabilities[head.clone()];
-                        for (m, p) in mean.iter_mut().zip(softmax(&row[head])) {
-                            *m += p / turns as f32;
-                        }
-                    }
-                }
-                probabilities
-            })
-            .collect())
+        Ok(probabilities)
     }
 
-    /// One place's reading from its row of probabilities (`read_crops`).
+    /// One place's reading from its row of probabilities (`read_crop`).
     fn interpret(&self, place: &Found, row: &[f32; READER_OUTPUTS], reading: &mut Reading) {
         let settings = &self.settings;
         let [die, meeple] = kind_probabilities(&row[KIND_COLUMNS], place.heats);
