@@ -352,11 +352,19 @@ impl TablesightApp {
             return;
         };
         if new_flag {
-            // The referee's flag on the table too, in the rules' words, when the move is one
-            // the rules refuse from the table's state.
+            // The referee's flag on the table too, in the rules' words, judged as the referee
+            // judged it: after its record (the table may not have followed it yet) and the
+            // moves that leave no trace before it (the previous player ending the turn).
             game.flag = referee.active_flag.as_ref().and_then(|flag| {
                 let action = flag.action.clone()?;
-                let violation = game.session.state().check(&action).err()?;
+                let mut state = match &referee.record {
+                    Some(record) => record.replay(&self.catalogue, |_, _, _, _| {}).ok()?,
+                    None => game.session.state().clone(),
+                };
+                for earlier in &flag.prefix {
+                    state = state.play(earlier).ok()?;
+                }
+                let violation = state.check(&action).err()?;
                 Some(Flag { action, violation })
             });
         }

@@ -3,9 +3,9 @@
 //! ahead in the background into a cache folder the first time, and played as its frames
 //! appear ("rendering the demo: N frames ready"); later runs play the cached folder at once.
 //!
-//! The game: seed 3, Red and Green, 40 actions, 1280x720 at 15 fps. A placement the rules
-//! refuse is staged 3 s in (frame 44) and a floor is completed and scored by 14 s (frame
-//! 211).
+//! The game: seed 3, Red and Green, 40 actions, 1280x720 at 15 fps (831 frames). A floor is
+//! completed and scored by 12 s (frame 178) and a placement the rules refuse is staged at
+//! 12 s (frames 179-216).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,9 +26,10 @@ pub const DEMO_SIZE: (usize, usize) = (1280, 720);
 /// The demo's frames a second.
 pub const DEMO_FPS: u32 = 15;
 
-/// The folder of the demo game in a cache folder.
+/// The folder of the demo game in a cache folder: one per renderer version, so that a demo
+/// rendered by an older Tablesight is rendered again.
 pub fn demo_dir(cache: &Path) -> PathBuf {
-    cache.join(format!("demo-{DEMO_SEED}"))
+    cache.join(format!("demo-{DEMO_SEED}-r{}", synth::RENDERER_VERSION))
 }
 
 /// What `synth::render_game` is asked for.
@@ -162,6 +163,14 @@ fn rendering(dir: &Path) -> Result<Arc<RenderProgress>, String> {
     if dir.exists() {
         std::fs::remove_dir_all(dir)
             .map_err(|e| format!("cannot clear the demo folder {}: {e}", dir.display()))?;
+    }
+    // The demo of an older renderer is of no more use (about 100 MB); failing to remove it
+    // costs only disk space.
+    if let Some(cache) = dir.parent() {
+        let older = (1..synth::RENDERER_VERSION).map(|r| format!("demo-{DEMO_SEED}-r{r}"));
+        for name in older.chain([format!("demo-{DEMO_SEED}")]) {
+            let _ = std::fs::remove_dir_all(cache.join(name));
+        }
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("cannot make the demo folder {}: {e}", dir.display()))?;

@@ -8,6 +8,11 @@
 //! mat (or a bare table) with tower floors, spellbooks and clutter, then takes the picture through a webcam
 //! model. Nothing here reads a camera or a file except where the caller asks to write one.
 
+/// The renderer's version: within one, a seed renders the same pictures; it goes up when
+/// they change (2: colour subsampled as webcams send it), so that a cache of rendered
+/// pictures (the app's demo) is not played against figures of another version.
+pub const RENDERER_VERSION: u32 = 2;
+
 mod canvas;
 mod clutter;
 mod dataset;
