@@ -19,7 +19,7 @@ use crate::live::{
     FeedPhase, LiveFeed, LiveFrame, LiveRequest, LiveSnapshot, fit_image, overlay_items,
     screen_rect,
 };
-use crate::paint::LEGAL_GREEN;
+use crate::paint::{FLAG_RED, LEGAL_GREEN};
 
 /// A feed being watched, with what the window keeps of it.
 pub struct LiveSession {
@@ -64,7 +64,6 @@ impl LiveSession {
     }
 }
 
-const FLAG_RED: Color32 = Color32::from_rgb(150, 25, 25);
 const DESYNC_ORANGE: Color32 = Color32::from_rgb(170, 90, 10);
 const QUESTION_BLUE: Color32 = Color32::from_rgb(30, 70, 130);
 /// A legal pillar's ring on the image: about a die's half-width at 1280x720 from a webcam

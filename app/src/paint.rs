@@ -7,6 +7,8 @@ use rules::{Die, DieColor, Meeple, PlayerColor, Rank};
 
 /// Teach mode's colour for a pillar where a die may go, on the table and on the camera image.
 pub const LEGAL_GREEN: Color32 = Color32::from_rgb(60, 200, 90);
+/// A flag's red: the banners of refused moves, the flagged move on the image and the table.
+pub const FLAG_RED: Color32 = Color32::from_rgb(150, 25, 25);
 
 pub fn die_color(color: DieColor) -> Color32 {
     match color {

@@ -9,11 +9,12 @@ use egui::{
     WidgetInfo,
 };
 use rules::{
-    Action, BonusTarget, Die, DieColor, MeepleSource, PillarBonus, PillarIndex, Tower, TowerId,
+    Action, BonusTarget, Die, DieColor, Meeple, MeepleSource, PillarBonus, PillarIndex, Tower,
+    TowerId,
 };
 
 use crate::app::{Command, GameView};
-use crate::paint::{LEGAL_GREEN, die_icon, paint_die, paint_meeple};
+use crate::paint::{FLAG_RED, LEGAL_GREEN, die_icon, paint_die, paint_meeple};
 
 const CARD: Vec2 = Vec2::new(236.0, 176.0);
 
@@ -212,16 +213,34 @@ fn pillar_ui(
     let (rect, response) = ui.allocate_exact_size(Vec2::new(68.0, 92.0), Sense::click());
     let painter = ui.painter();
     let visuals = ui.visuals();
-    let stroke = if highlighted {
+    // The flagged placement, drawn where it was tried, in the flag's red.
+    let refused = view.flag.as_ref().and_then(|flag| match flag.action {
+        Action::Place {
+            player,
+            die,
+            rank,
+            tower: flagged,
+            pillar: at,
+        } if flagged == tower.id && at == pillar => Some((die, Meeple { player, rank })),
+        _ => None,
+    });
+    let stroke = if refused.is_some() {
+        Stroke::new(3.0, Color32::from_rgb(230, 60, 60))
+    } else if highlighted {
         Stroke::new(2.5, LEGAL_GREEN)
     } else if response.hovered() {
         visuals.widgets.hovered.fg_stroke
     } else {
         Stroke::new(1.0, visuals.widgets.noninteractive.bg_stroke.color)
     };
-    if highlighted {
-        let [r, g, b, _] = LEGAL_GREEN.to_array();
-        painter.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(r, g, b, 40));
+    let tint = if refused.is_some() {
+        Some(FLAG_RED)
+    } else {
+        highlighted.then_some(LEGAL_GREEN)
+    };
+    if let Some(tint) = tint {
+        let [r, g, b, _] = tint.to_array();
+        painter.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(r, g, b, 60));
     }
     painter.rect_stroke(rect, 6.0, stroke, StrokeKind::Inside);
     let bonus = tower.bonus(pillar);
@@ -233,16 +252,14 @@ fn pillar_ui(
         visuals.weak_text_color(),
     );
     let occupant = tower.pillar(pillar);
-    if let Some(die) = occupant.and_then(|p| p.die) {
+    let die = occupant.and_then(|p| p.die).or(refused.map(|(die, _)| die));
+    if let Some(die) = die {
         let die_rect = Rect::from_min_size(rect.min + Vec2::new(6.0, 22.0), Vec2::splat(34.0));
         paint_die(ui, die_rect, die);
     }
-    if let Some(meeple) = occupant.and_then(|p| p.meeple) {
-        let x = if occupant.and_then(|p| p.die).is_some() {
-            42.0
-        } else {
-            22.0
-        };
+    let meeple = occupant.and_then(|p| p.meeple).or(refused.map(|(_, m)| m));
+    if let Some(meeple) = meeple {
+        let x = if die.is_some() { 42.0 } else { 22.0 };
         let meeple_rect = Rect::from_min_size(rect.min + Vec2::new(x, 44.0), Vec2::new(22.0, 28.0));
         paint_meeple(ui, meeple_rect, meeple);
     }
@@ -250,10 +267,13 @@ fn pillar_ui(
         TowerId::Central => format!("central tower pillar {}", pillar.number()),
         id => format!("tower {id:?} pillar {}", pillar.number()),
     };
-    let label = match occupant {
+    let mut label = match occupant {
         Some(p) => format!("{name}: {p}"),
         None => format!("{name}: empty"),
     };
+    if let Some((die, meeple)) = refused {
+        label.push_str(&format!(" (refused here: the {die} with {meeple})"));
+    }
     response.widget_info(|| WidgetInfo::labeled(Role::Button, true, &label));
     let mut hover = format!("{label}\nBonus: {bonus} ({})", bonus.describe());
     if teach && occupant.is_none() && view.selected_die.is_none() {

@@ -7,7 +7,7 @@ use egui::{Color32, RichText, Ui};
 use rules::{Action, GameState, MeepleSource, Phase, PillarBonus, Rank, SpellId, Turn};
 
 use crate::app::{Command, GameView};
-use crate::paint::die_button;
+use crate::paint::{FLAG_RED, die_button};
 
 /// A flag nobody can miss: what was refused and why, with the rule and an override.
 pub fn flag_ui(view: &GameView, teach: bool, ui: &mut Ui, commands: &mut Vec<Command>) {
@@ -15,7 +15,7 @@ pub fn flag_ui(view: &GameView, teach: bool, ui: &mut Ui, commands: &mut Vec<Com
         return;
     };
     egui::Frame::new()
-        .fill(Color32::from_rgb(150, 25, 25))
+        .fill(FLAG_RED)
         .inner_margin(10.0)
         .corner_radius(6.0)
         .show(ui, |ui| {

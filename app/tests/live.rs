@@ -576,6 +576,11 @@ fn an_illegal_placement_seen_by_the_camera_is_flagged_and_cleared_when_taken_bac
         "the table's banner gives the referee's reason, not one of the table before Green's end of turn"
     );
     assert!(
+        (harness.query_by_label_contains("tower B pillar 2: empty (refused here: the blue 2 with"))
+            .is_some(),
+        "the refused move drawn on the table's pillar"
+    );
+    assert!(
         harness.state().game().unwrap().session.steps().len() <= 4,
         "an illegal move is never played"
     );
