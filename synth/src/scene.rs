@@ -1,6 +1,8 @@
 //! One rendered scene: a table (a game state laid out on the mat), the clutter around it, a
 //! camera and a look (light and webcam), drawn and labelled.
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use calibration::nalgebra::Point3;
 use calibration::{Camera, Intrinsics, MatArtwork, MatLayout, TablePoint};
 use rand::Rng;
@@ -12,7 +14,7 @@ use crate::clutter::Clutter;
 use crate::error::SynthError;
 use crate::layout::{Board, DIE_MM, FloorTile, Place, TILE_MM, TableLayout};
 use crate::linear::{Rgb, srgb};
-use crate::optics::{AutoExposure, Look, develop};
+use crate::optics::{AutoExposure, LensMap, Look, develop};
 use crate::sprites::SpriteSheet;
 use crate::surface::{PrintedMat, TableSurface, hue, inside_convex, pips, segment_distance};
 
@@ -227,11 +229,13 @@ pub struct Frame {
     pub labels: Labels,
 }
 
-/// What the renderer needs besides the scene: sprites, the mat and its artwork.
+/// What the renderer needs besides the scene: sprites, the mat and its artwork; and the
+/// lens map of the last camera, which a game's frames share.
 pub struct Studio {
     pub sprites: SpriteSheet,
     pub mat: MatLayout,
     pub artwork: MatArtwork,
+    lens: Mutex<Option<Arc<LensMap>>>,
 }
 
 impl Studio {
@@ -242,7 +246,23 @@ impl Studio {
             sprites: SpriteSheet::embedded()?,
             mat,
             artwork,
+            lens: Mutex::new(None),
         })
+    }
+
+    /// The lens map of `camera` at `width` x `height`: the last one when it fits, else a new
+    /// one (worked out outside the lock: scenes rendered in parallel each have a camera of
+    /// their own), kept for the next picture.
+    fn lens(&self, camera: &Camera, width: usize, height: usize) -> Arc<LensMap> {
+        let last = || self.lens.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(map) = last().as_ref()
+            && map.fits(&camera.intrinsics, width, height)
+        {
+            return Arc::clone(map);
+        }
+        let map = Arc::new(LensMap::new(&camera.intrinsics, width, height));
+        *last() = Some(Arc::clone(&map));
+        map
     }
 
     /// Draws `scene` and labels it; `exposure` carries auto-exposure from frame to frame.
@@ -486,7 +506,17 @@ impl Studio {
                 }
             })
             .collect();
-        let jpeg = develop(&canvas, &camera, width, height, &scene.look, exposure, rng)?;
+        let lens = self.lens(&camera, width, height);
+        let jpeg = develop(
+            &canvas,
+            &camera,
+            &lens,
+            width,
+            height,
+            &scene.look,
+            exposure,
+            rng,
+        )?;
         Ok(Frame {
             jpeg,
             labels: Labels {
