@@ -1159,6 +1159,107 @@ mod tests {
     }
 
     #[test]
+    fn an_unsure_die_read_beside_a_lone_meeple_is_no_move_but_a_sure_one_is() {
+        let catalogue = TileCatalogue::arkhanos();
+        // The first random game where a bonus puts a meeple alone on a pillar and a
+        // placement follows while it still stands alone there, with no spell between.
+        let (setup, record, lone, placed_at) = (0..)
+            .find_map(|seed| {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                let players = [PlayerColor::Red, PlayerColor::Green];
+                let setup = GameSetup::random(&players, &catalogue, &mut rng);
+                let (record, _) = rules::random_game(setup.clone(), &catalogue, &mut rng).ok()?;
+                let actions = &record.actions;
+                let bonus = actions.iter().position(|a| {
+                    matches!(
+                        a,
+                        Action::BonusMeeple {
+                            to: BonusTarget::Pillar { .. },
+                            ..
+                        }
+                    )
+                })?;
+                let Action::BonusMeeple {
+                    to: BonusTarget::Pillar { tower, pillar },
+                    ..
+                } = actions[bonus]
+                else {
+                    return None;
+                };
+                let placed_at = bonus
+                    + actions[bonus..]
+                        .iter()
+                        .position(|a| matches!(a, Action::Place { .. }))?;
+                if actions[bonus..placed_at]
+                    .iter()
+                    .any(|a| matches!(a, Action::Cast { .. } | Action::Roll { .. }))
+                {
+                    return None;
+                }
+                let state = record.setup.start(&catalogue).ok()?;
+                let after = actions[..=placed_at]
+                    .iter()
+                    .try_fold(state, |s, a| s.play(a).ok())?;
+                let t = &after.towers()[tower.index()];
+                let alone = t
+                    .pillar(pillar)
+                    .is_some_and(|p| p.die.is_none() && p.meeple.is_some());
+                alone.then_some((setup, record, (tower, t.level, pillar), placed_at))
+            })
+            .unwrap();
+        let start = setup.start(&catalogue).unwrap();
+        let table_before = |state: &GameState| -> GameState {
+            record.actions[..placed_at]
+                .iter()
+                .fold(state.clone(), |s, a| s.play(a).unwrap())
+        };
+        let before = table_before(&start);
+        let after = before.clone().play(&record.actions[placed_at]).unwrap();
+        let (tower, level, pillar) = lone;
+        let with_phantom = |uncertain: bool| {
+            let mut table = Observation::perfect(&after, 0, 0.0);
+            table.dice.push(crate::observation::SeenDie {
+                die: Die::new(rules::DieColor::Purple, rules::DieValue::ALL[1]),
+                place: Place::Tower {
+                    tower,
+                    level,
+                    pillar,
+                    buried: false,
+                },
+                confidence: 0.2,
+                uncertain,
+            });
+            table
+        };
+        for uncertain in [true, false] {
+            let (mut referee, mut frame) = started_table(&setup, &start);
+            let mut state = start.clone();
+            for action in &record.actions[..placed_at] {
+                state = state.play(action).unwrap();
+                show(
+                    &mut referee,
+                    &Observation::perfect(&state, 0, 0.0),
+                    &mut frame,
+                );
+            }
+            // (An end of turn is confirmed with the move after it.)
+            assert!(record.actions[..placed_at].starts_with(&referee.record().actions));
+            show(&mut referee, &with_phantom(uncertain), &mut frame);
+            if uncertain {
+                // The meeple's base read as a die: the placement is confirmed all the same.
+                assert_eq!(referee.record().actions, record.actions[..=placed_at]);
+                assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
+            } else {
+                // A die read surely beside the lone meeple is no move of the game.
+                assert!(
+                    referee.active_desync().is_some() || referee.active_flag().is_some(),
+                    "a sure die beside a lone meeple taken as nothing"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn the_rounds_last_die_read_with_another_value_in_the_mana_pool_is_the_roll_die() {
         let catalogue = TileCatalogue::arkhanos();
         let rolls_of = |record: &rules::GameRecord| -> Vec<usize> {
