@@ -240,7 +240,7 @@ fn pillar_ui(
     };
     if let Some(tint) = tint {
         let [r, g, b, _] = tint.to_array();
-        painter.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(r, g, b, 60));
+        painter.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(r, g, b, 40));
     }
     painter.rect_stroke(rect, 6.0, stroke, StrokeKind::Inside);
     let bonus = tower.bonus(pillar);
