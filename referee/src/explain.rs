@@ -452,6 +452,15 @@ pub(crate) struct Attempt {
     pub spell: Option<SpellId>,
 }
 
+impl Attempt {
+    /// A bonus meeple on another spellbook space than the value of the die just placed: the
+    /// space tells that value, so the die may have been misread rather than the meeple put
+    /// wrong.
+    pub fn is_bonus_space(&self) -> bool {
+        self.rule == BONUS_SPACE_RULE
+    }
+}
+
 const DIE_WITHOUT_MEEPLE_RULE: &str = "A die goes on an empty pillar of the top floor of any tower, always together with one meeple (apprentice or master) from the player's reserve. Never a die without a meeple.";
 const BONUS_SPACE_RULE: &str =
     "The bonus meeple goes on the spellbook space equal to the value of the die just placed.";

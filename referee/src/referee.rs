@@ -429,7 +429,12 @@ impl Referee {
             self.settle_on(&solutions, seen, frame, &mut events);
             return events;
         }
-        if let Some(attempt) = illegal_attempt(&self.state, &pending, seen) {
+        let attempt = illegal_attempt(&self.state, &pending, seen);
+        // A bonus meeple on another space than the value of the die just placed: when the
+        // table is explained with that placement taken back (another die of the roll placed
+        // there), the die was misread, not the meeple put wrong.
+        let misread_placement = attempt.as_ref().is_some_and(Attempt::is_bonus_space);
+        if let Some(attempt) = attempt.filter(|_| !misread_placement) {
             self.flag(attempt, pending, frame, &mut events);
             return events;
         }
@@ -439,6 +444,10 @@ impl Referee {
             self.accept(&solutions, seen, frame, &mut events);
             self.clear_flag(frame, FlagOutcome::Played, &mut events);
             self.resolve_desync(frame, &mut events);
+            return events;
+        }
+        if misread_placement && let Some(attempt) = illegal_attempt(&self.state, &pending, seen) {
+            self.flag(attempt, pending, frame, &mut events);
             return events;
         }
         // Not explained as read: the readings the rules say must be misread, put right.
@@ -1257,6 +1266,126 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_bonus_meeple_on_the_space_of_another_value_says_the_die_just_placed_was_misread() {
+        let catalogue = TileCatalogue::arkhanos();
+        // The first random game where a die goes on a spell pillar, its bonus meeple on the
+        // spellbook, while the roll holds another die of its colour with another value.
+        let (setup, record, placed_at, twin) = (0..)
+            .find_map(|seed| {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                let players = [PlayerColor::Red, PlayerColor::Green];
+                let setup = GameSetup::random(&players, &catalogue, &mut rng);
+                let (record, _) = rules::random_game(setup.clone(), &catalogue, &mut rng).ok()?;
+                let mut state = record.setup.start(&catalogue).ok()?;
+                for (i, action) in record.actions.iter().enumerate() {
+                    if let (Action::Place { die, .. }, Some(Action::BonusMeeple { to, .. })) =
+                        (action, record.actions.get(i + 1))
+                        && *to == BonusTarget::Spellbook
+                        && !record.actions[..i]
+                            .iter()
+                            .any(|a| matches!(a, Action::Cast { .. }))
+                        && let Some(twin) = state
+                            .roll()
+                            .iter()
+                            .find(|d| d.color == die.color && d.value != die.value)
+                    {
+                        return Some((setup, record.clone(), i, *twin));
+                    }
+                    state = state.play(action).ok()?;
+                }
+                None
+            })
+            .unwrap();
+        let Action::Place {
+            die, tower, pillar, ..
+        } = record.actions[placed_at]
+        else {
+            unreachable!()
+        };
+        let start = setup.start(&catalogue).unwrap();
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        let mut state = start;
+        for action in &record.actions[..placed_at] {
+            state = state.play(action).unwrap();
+            show(
+                &mut referee,
+                &Observation::perfect(&state, 0, 0.0),
+                &mut frame,
+            );
+        }
+        // The die placed and its twin in the roll read the other's value, both unsure.
+        let level = state.towers()[tower.index()].level;
+        let swapped = |table: Observation| {
+            let mut table = read_as(
+                table,
+                die,
+                Place::Tower {
+                    tower,
+                    level,
+                    pillar,
+                    buried: false,
+                },
+                twin,
+            );
+            table = read_as(table, twin, Place::RollArea, die);
+            for seen in &mut table.dice {
+                seen.uncertain |= seen.die.color == die.color;
+            }
+            table
+        };
+        let placed = state.play(&record.actions[placed_at]).unwrap();
+        show(
+            &mut referee,
+            &swapped(Observation::perfect(&placed, 0, 0.0)),
+            &mut frame,
+        );
+        let bonus = placed.play(&record.actions[placed_at + 1]).unwrap();
+        show(
+            &mut referee,
+            &swapped(Observation::perfect(&bonus, 0, 0.0)),
+            &mut frame,
+        );
+        assert!(
+            referee.active_flag().is_none(),
+            "{:?}",
+            referee.active_flag()
+        );
+        assert!(referee.flags().is_empty(), "{:?}", referee.flags());
+        assert_eq!(
+            referee.record().actions[placed_at..],
+            record.actions[placed_at..=placed_at + 1]
+        );
+
+        // Read surely, the same bonus meeple put on the twin's space is flagged.
+        let start = setup.start(&catalogue).unwrap();
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        let mut state = start;
+        for action in &record.actions[..=placed_at] {
+            state = state.play(action).unwrap();
+            show(
+                &mut referee,
+                &Observation::perfect(&state, 0, 0.0),
+                &mut frame,
+            );
+        }
+        let mut wrong = Observation::perfect(&bonus, 0, 0.0);
+        let right_space = rules::SpellId::for_value(die.value);
+        let on_space = (wrong.meeples.iter_mut())
+            .find(|m| matches!(m.place, Place::Spellbook { spell, .. } if spell == right_space))
+            .unwrap();
+        let Place::Spellbook { player, .. } = on_space.place else {
+            unreachable!()
+        };
+        on_space.place = Place::Spellbook {
+            player,
+            spell: rules::SpellId::for_value(twin.value),
+        };
+        show(&mut referee, &wrong, &mut frame);
+        let flag = (referee.active_flag()).expect("the bonus meeple on the wrong space flagged");
+        assert_eq!(flag.spell, Some(rules::SpellId::for_value(twin.value)));
     }
 
     #[test]
