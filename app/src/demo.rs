@@ -165,11 +165,19 @@ fn rendering(dir: &Path) -> Result<Arc<RenderProgress>, String> {
             .map_err(|e| format!("cannot clear the demo folder {}: {e}", dir.display()))?;
     }
     // The demo of an older renderer is of no more use (about 100 MB); failing to remove it
-    // costs only disk space.
+    // costs only disk space, so it is said and the demo goes on.
     if let Some(cache) = dir.parent() {
         let older = (1..synth::RENDERER_VERSION).map(|r| format!("demo-{DEMO_SEED}-r{r}"));
-        for name in older.chain([format!("demo-{DEMO_SEED}")]) {
-            let _ = std::fs::remove_dir_all(cache.join(name));
+        for old in older
+            .chain([format!("demo-{DEMO_SEED}")])
+            .map(|name| cache.join(name))
+        {
+            match std::fs::remove_dir_all(&old) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    eprintln!("cannot remove the older demo {}: {e}", old.display());
+                }
+                _ => {}
+            }
         }
     }
     std::fs::create_dir_all(dir)

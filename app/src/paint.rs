@@ -9,6 +9,8 @@ use rules::{Die, DieColor, Meeple, PlayerColor, Rank};
 pub const LEGAL_GREEN: Color32 = Color32::from_rgb(60, 200, 90);
 /// A flag's red: the banners of refused moves, the flagged move on the image and the table.
 pub const FLAG_RED: Color32 = Color32::from_rgb(150, 25, 25);
+/// The outline of the flagged move's pillar on the table, brighter than a banner's red.
+pub const FLAG_STROKE: Color32 = Color32::from_rgb(230, 60, 60);
 
 pub fn die_color(color: DieColor) -> Color32 {
     match color {

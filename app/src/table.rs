@@ -14,7 +14,7 @@ use rules::{
 };
 
 use crate::app::{Command, GameView};
-use crate::paint::{FLAG_RED, LEGAL_GREEN, die_icon, paint_die, paint_meeple};
+use crate::paint::{FLAG_RED, FLAG_STROKE, LEGAL_GREEN, die_icon, paint_die, paint_meeple};
 
 const CARD: Vec2 = Vec2::new(236.0, 176.0);
 
@@ -202,6 +202,11 @@ fn bonus_short(bonus: PillarBonus) -> &'static str {
     }
 }
 
+/// Whether `action` puts something on `pillar` of `tower`.
+fn refused_at(action: &Action, tower: TowerId, pillar: PillarIndex) -> bool {
+    matches!(*action, Action::Place { tower: t, pillar: p, .. } if t == tower && p == pillar)
+}
+
 fn pillar_ui(
     view: &GameView,
     tower: &Tower,
@@ -213,19 +218,19 @@ fn pillar_ui(
     let (rect, response) = ui.allocate_exact_size(Vec2::new(68.0, 92.0), Sense::click());
     let painter = ui.painter();
     let visuals = ui.visuals();
-    // The flagged placement, drawn where it was tried, in the flag's red.
-    let refused = view.flag.as_ref().and_then(|flag| match flag.action {
-        Action::Place {
-            player,
-            die,
-            rank,
-            tower: flagged,
-            pillar: at,
-        } if flagged == tower.id && at == pillar => Some((die, Meeple { player, rank })),
+    // The flagged placement, in the flag's red, its die and meeple drawn where they were
+    // tried when the pillar is empty.
+    let occupant = tower.pillar(pillar);
+    let flagged = view.flag.as_ref().map(|flag| &flag.action);
+    let flagged_here = flagged.is_some_and(|action| refused_at(action, tower.id, pillar));
+    let refused = match flagged {
+        Some(&Action::Place {
+            player, die, rank, ..
+        }) if flagged_here && occupant.is_none() => Some((die, Meeple { player, rank })),
         _ => None,
-    });
-    let stroke = if refused.is_some() {
-        Stroke::new(3.0, Color32::from_rgb(230, 60, 60))
+    };
+    let stroke = if flagged_here {
+        Stroke::new(3.0, FLAG_STROKE)
     } else if highlighted {
         Stroke::new(2.5, LEGAL_GREEN)
     } else if response.hovered() {
@@ -233,7 +238,7 @@ fn pillar_ui(
     } else {
         Stroke::new(1.0, visuals.widgets.noninteractive.bg_stroke.color)
     };
-    let tint = if refused.is_some() {
+    let tint = if flagged_here {
         Some(FLAG_RED)
     } else {
         highlighted.then_some(LEGAL_GREEN)
@@ -251,7 +256,6 @@ fn pillar_ui(
         FontId::proportional(11.0),
         visuals.weak_text_color(),
     );
-    let occupant = tower.pillar(pillar);
     let die = occupant.and_then(|p| p.die).or(refused.map(|(die, _)| die));
     if let Some(die) = die {
         let die_rect = Rect::from_min_size(rect.min + Vec2::new(6.0, 22.0), Vec2::splat(34.0));

@@ -429,24 +429,24 @@ impl Referee {
             self.settle_on(&solutions, seen, frame, &mut events);
             return events;
         }
-        let attempt = illegal_attempt(&self.state, &pending, seen);
+        let mut attempt = illegal_attempt(&self.state, &pending, seen);
         // A bonus meeple on another space than the value of the die just placed: when the
-        // table is explained with that placement taken back (another die of the roll placed
-        // there), the die was misread, not the meeple put wrong.
-        let misread_placement = attempt.as_ref().is_some_and(Attempt::is_bonus_space);
-        if let Some(attempt) = attempt.filter(|_| !misread_placement) {
+        // table is explained with this round's last moves taken back (another die of the
+        // roll placed there), the die was misread, not the meeple put wrong.
+        let bonus_space = attempt.as_ref().is_some_and(Attempt::is_bonus_space);
+        if !bonus_space && let Some(attempt) = attempt.take() {
             self.flag(attempt, pending, frame, &mut events);
             return events;
         }
         if let Some((count, solutions)) = self.taken_back(seen) {
             self.roll_before.clear();
-            self.take_back(count, frame, &mut events);
+            self.take_back(count, bonus_space, frame, &mut events);
             self.accept(&solutions, seen, frame, &mut events);
             self.clear_flag(frame, FlagOutcome::Played, &mut events);
             self.resolve_desync(frame, &mut events);
             return events;
         }
-        if misread_placement && let Some(attempt) = illegal_attempt(&self.state, &pending, seen) {
+        if let Some(attempt) = attempt {
             self.flag(attempt, pending, frame, &mut events);
             return events;
         }
@@ -739,25 +739,37 @@ impl Referee {
         None
     }
 
-    fn take_back(&mut self, count: usize, frame: u64, events: &mut Vec<RefereeEvent>) {
+    /// Takes the last `count` actions back, with a note; `misread` when a bonus meeple's
+    /// spellbook space showed that the die placed was misread, not that the table went back.
+    fn take_back(
+        &mut self,
+        count: usize,
+        misread: bool,
+        frame: u64,
+        events: &mut Vec<RefereeEvent>,
+    ) {
         let keep = self.record.actions.len().saturating_sub(count);
         let removed = self.unconfirm(count, frame, events);
         if removed.is_empty() {
             return;
         }
+        let moves = (removed.iter())
+            .map(|a| format!("\"{a}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let text = if misread {
+            format!(
+                "The bonus meeple's spellbook space shows the die placed was misread: {moves} read again."
+            )
+        } else {
+            format!("The table went back to before {moves}: taken back, and out of the record.")
+        };
         self.notes.push(Note {
             removed: removed.clone(),
             frame,
             kind: NoteKind::TakenBack,
             actions: (keep..keep + removed.len()).collect(),
-            text: format!(
-                "The table went back to before {}: taken back, and out of the record.",
-                removed
-                    .iter()
-                    .map(|a| format!("\"{a}\""))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            text,
         });
         events.push(RefereeEvent::Noted(self.notes.len() - 1));
     }
@@ -1172,7 +1184,7 @@ mod tests {
         let catalogue = TileCatalogue::arkhanos();
         // The first random game where a bonus puts a meeple alone on a pillar and a
         // placement follows while it still stands alone there, with no spell between.
-        let (setup, record, lone, placed_at) = (0..)
+        let (setup, record, lone, placed_at) = (0..1000)
             .find_map(|seed| {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
                 let players = [PlayerColor::Red, PlayerColor::Green];
@@ -1215,7 +1227,7 @@ mod tests {
                     .is_some_and(|p| p.die.is_none() && p.meeple.is_some());
                 alone.then_some((setup, record, (tower, t.level, pillar), placed_at))
             })
-            .unwrap();
+            .expect("a game of the first thousand seeds with a lone bonus meeple and a placement after it");
         let start = setup.start(&catalogue).unwrap();
         let table_before = |state: &GameState| -> GameState {
             record.actions[..placed_at]
@@ -1273,7 +1285,7 @@ mod tests {
         let catalogue = TileCatalogue::arkhanos();
         // The first random game where a die goes on a spell pillar, its bonus meeple on the
         // spellbook, while the roll holds another die of its colour with another value.
-        let (setup, record, placed_at, twin) = (0..)
+        let (setup, record, placed_at, twin) = (0..1000)
             .find_map(|seed| {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
                 let players = [PlayerColor::Red, PlayerColor::Green];
@@ -1298,7 +1310,9 @@ mod tests {
                 }
                 None
             })
-            .unwrap();
+            .expect(
+                "a game of the first thousand seeds with a spell bonus and a twin die in the roll",
+            );
         let Action::Place {
             die, tower, pillar, ..
         } = record.actions[placed_at]

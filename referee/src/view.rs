@@ -197,21 +197,21 @@ pub(crate) struct Seen {
 
 impl Seen {
     /// This table with what the rules say must be misread put right, in the order to try
-    /// when the table as read is not explained: meeples in place with their known rank,
-    /// the roll's die misread on its pillar or in the mana pool, both. Only those that differ
-    /// from the table.
+    /// when the table as read is not explained: meeples in place with their known rank and
+    /// unsure dice beside lone meeples dropped; the roll's die misread on its pillar or in
+    /// the mana pool; both. Only those that differ from the table.
     pub(crate) fn corrected(&self, expected: &Expected) -> Vec<Seen> {
-        let mut ranked = self.clone();
-        ranked.keep_known_ranks(expected);
-        ranked.drop_dice_beside_lone_meeples(expected);
-        let ranks_differ = ranked != *self;
+        let mut known = self.clone();
+        known.keep_known_ranks(expected);
+        known.drop_dice_beside_lone_meeples(expected);
+        let differs = known != *self;
         let mut corrected = Vec::new();
-        if ranks_differ {
-            corrected.push(ranked.clone());
+        if differs {
+            corrected.push(known.clone());
         }
         corrected.extend(self.with_roll_die_misread(expected));
-        if ranks_differ {
-            corrected.extend(ranked.with_roll_die_misread(expected));
+        if differs {
+            corrected.extend(known.with_roll_die_misread(expected));
         }
         corrected
     }

@@ -467,8 +467,8 @@ impl DiceReader {
         Ok(reading)
     }
 
-    /// Runs the reader on one place's crop in each of its quarter turns: the place's row of
-    /// each head's probabilities (value and colour averaged over the turns).
+    /// Runs the reader on one place's crop in each of its `settings.turns` views: the place's
+    /// row of each head's probabilities (value and colour averaged over the views).
     fn read_crop(
         &mut self,
         image: &RgbImage,
