@@ -1016,8 +1016,8 @@ mod tests {
     use super::*;
     use crate::observation::Place;
 
-    /// The start of a random two-player game, its roll and the first placement.
-    fn opening(seed: u64) -> (GameSetup, GameState, Action, GameState, Action, GameState) {
+    /// The random legal game of `seed`, Red and Green: its set-up and its whole record.
+    fn random_game(seed: u64) -> (GameSetup, rules::GameRecord) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let catalogue = TileCatalogue::arkhanos();
         let setup = GameSetup::random(
@@ -1026,7 +1026,13 @@ mod tests {
             &mut rng,
         );
         let (record, _) = rules::random_game(setup.clone(), &catalogue, &mut rng).unwrap();
-        let start = setup.start(&catalogue).unwrap();
+        (setup, record)
+    }
+
+    /// The start of a random two-player game, its roll and the first placement.
+    fn opening(seed: u64) -> (GameSetup, GameState, Action, GameState, Action, GameState) {
+        let (setup, record) = random_game(seed);
+        let start = setup.start(&TileCatalogue::arkhanos()).unwrap();
         let roll = record.actions[0].clone();
         let rolled = start.clone().play(&roll).unwrap();
         let place = record.actions[1].clone();
@@ -1065,6 +1071,23 @@ mod tests {
             &mut frame,
         );
         (referee, frame)
+    }
+
+    /// A referee shown the start of the game, then the table after each of `actions`, one
+    /// at a time; the next frame's number and the state after them.
+    fn played_table(setup: &GameSetup, actions: &[Action]) -> (Referee, u64, GameState) {
+        let start = setup.start(&TileCatalogue::arkhanos()).unwrap();
+        let (mut referee, mut frame) = started_table(setup, &start);
+        let mut state = start;
+        for action in actions {
+            state = state.play(action).unwrap();
+            show(
+                &mut referee,
+                &Observation::perfect(&state, 0, 0.0),
+                &mut frame,
+            );
+        }
+        (referee, frame, state)
     }
 
     /// A referee shown the start of the game, then its first roll; the next frame's number.
@@ -1186,10 +1209,7 @@ mod tests {
         // placement follows while it still stands alone there, with no spell between.
         let (setup, record, lone, placed_at) = (0..1000)
             .find_map(|seed| {
-                let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                let players = [PlayerColor::Red, PlayerColor::Green];
-                let setup = GameSetup::random(&players, &catalogue, &mut rng);
-                let (record, _) = rules::random_game(setup.clone(), &catalogue, &mut rng).ok()?;
+                let (setup, record) = random_game(seed);
                 let actions = &record.actions;
                 let bonus = actions.iter().position(|a| {
                     matches!(
@@ -1228,14 +1248,9 @@ mod tests {
                 alone.then_some((setup, record, (tower, t.level, pillar), placed_at))
             })
             .expect("a game of the first thousand seeds with a lone bonus meeple and a placement after it");
-        let start = setup.start(&catalogue).unwrap();
-        let table_before = |state: &GameState| -> GameState {
-            record.actions[..placed_at]
-                .iter()
-                .fold(state.clone(), |s, a| s.play(a).unwrap())
-        };
-        let before = table_before(&start);
-        let after = before.clone().play(&record.actions[placed_at]).unwrap();
+        let after = (record.actions[..=placed_at].iter())
+            .try_fold(setup.start(&catalogue).unwrap(), |s, a| s.play(a))
+            .unwrap();
         let (tower, level, pillar) = lone;
         let with_phantom = |uncertain: bool| {
             let mut table = Observation::perfect(&after, 0, 0.0);
@@ -1253,16 +1268,7 @@ mod tests {
             table
         };
         for uncertain in [true, false] {
-            let (mut referee, mut frame) = started_table(&setup, &start);
-            let mut state = start.clone();
-            for action in &record.actions[..placed_at] {
-                state = state.play(action).unwrap();
-                show(
-                    &mut referee,
-                    &Observation::perfect(&state, 0, 0.0),
-                    &mut frame,
-                );
-            }
+            let (mut referee, mut frame, _) = played_table(&setup, &record.actions[..placed_at]);
             // (An end of turn is confirmed with the move after it.)
             assert!(record.actions[..placed_at].starts_with(&referee.record().actions));
             show(&mut referee, &with_phantom(uncertain), &mut frame);
@@ -1287,10 +1293,7 @@ mod tests {
         // spellbook, while the roll holds another die of its colour with another value.
         let (setup, record, placed_at, twin) = (0..1000)
             .find_map(|seed| {
-                let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                let players = [PlayerColor::Red, PlayerColor::Green];
-                let setup = GameSetup::random(&players, &catalogue, &mut rng);
-                let (record, _) = rules::random_game(setup.clone(), &catalogue, &mut rng).ok()?;
+                let (setup, record) = random_game(seed);
                 let mut state = record.setup.start(&catalogue).ok()?;
                 for (i, action) in record.actions.iter().enumerate() {
                     if let (Action::Place { die, .. }, Some(Action::BonusMeeple { to, .. })) =
@@ -1319,17 +1322,7 @@ mod tests {
         else {
             unreachable!()
         };
-        let start = setup.start(&catalogue).unwrap();
-        let (mut referee, mut frame) = started_table(&setup, &start);
-        let mut state = start;
-        for action in &record.actions[..placed_at] {
-            state = state.play(action).unwrap();
-            show(
-                &mut referee,
-                &Observation::perfect(&state, 0, 0.0),
-                &mut frame,
-            );
-        }
+        let (mut referee, mut frame, state) = played_table(&setup, &record.actions[..placed_at]);
         // The die placed and its twin in the roll read the other's value, both unsure.
         let level = state.towers()[tower.index()].level;
         let swapped = |table: Observation| {
@@ -1374,17 +1367,7 @@ mod tests {
         );
 
         // Read surely, the same bonus meeple put on the twin's space is flagged.
-        let start = setup.start(&catalogue).unwrap();
-        let (mut referee, mut frame) = started_table(&setup, &start);
-        let mut state = start;
-        for action in &record.actions[..=placed_at] {
-            state = state.play(action).unwrap();
-            show(
-                &mut referee,
-                &Observation::perfect(&state, 0, 0.0),
-                &mut frame,
-            );
-        }
+        let (mut referee, mut frame, _) = played_table(&setup, &record.actions[..=placed_at]);
         let mut wrong = Observation::perfect(&bonus, 0, 0.0);
         let right_space = rules::SpellId::for_value(die.value);
         let on_space = (wrong.meeples.iter_mut())
@@ -1404,7 +1387,6 @@ mod tests {
 
     #[test]
     fn the_rounds_last_die_read_with_another_value_in_the_mana_pool_is_the_roll_die() {
-        let catalogue = TileCatalogue::arkhanos();
         let rolls_of = |record: &rules::GameRecord| -> Vec<usize> {
             (record.actions.iter().enumerate())
                 .filter(|(_, a)| matches!(a, Action::Roll { .. }))
@@ -1414,13 +1396,7 @@ mod tests {
         // The first random game whose round 1 casts no spell (a spell's effect may be one the
         // table does not tell apart, which is not what this test is about).
         let (setup, record) = (0..)
-            .map(|seed| {
-                let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                let players = [PlayerColor::Red, PlayerColor::Green];
-                let setup = GameSetup::random(&players, &catalogue, &mut rng);
-                let (record, _) = rules::random_game(setup.clone(), &catalogue, &mut rng).unwrap();
-                (setup, record)
-            })
+            .map(random_game)
             .find(|(_, record)| {
                 let second = rolls_of(record)[1];
                 !record.actions[..second]
@@ -1433,17 +1409,7 @@ mod tests {
         // the mana pool.
         let last_end = rolls[1] - 1;
         assert!(matches!(record.actions[last_end], Action::EndTurn { .. }));
-        let start = setup.start(&catalogue).unwrap();
-        let (mut referee, mut frame) = started_table(&setup, &start);
-        let mut state = start;
-        for action in &record.actions[..last_end] {
-            state = state.play(action).unwrap();
-            show(
-                &mut referee,
-                &Observation::perfect(&state, 0, 0.0),
-                &mut frame,
-            );
-        }
+        let (mut referee, mut frame, state) = played_table(&setup, &record.actions[..last_end]);
         assert_eq!(referee.record().actions.len(), last_end);
         let ended = state.clone().play(&record.actions[last_end]).unwrap();
         let &[pooled] = ended.mana_pool() else {
