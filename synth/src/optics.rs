@@ -2,8 +2,8 @@
 //! (distortion, vignetting, defocus), motion blur, auto-exposure, white balance, sensor noise
 //! and JPEG compression with the chroma subsampling of cameras.
 
+use calibration::Intrinsics;
 use calibration::nalgebra::Point2;
-use calibration::{Camera, Intrinsics};
 use image::codecs::jpeg::JpegEncoder;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -209,21 +209,16 @@ impl LensMap {
     }
 }
 
-/// Takes the picture: warps the canvas through the lens (`lens`, the map of `camera`'s
-/// intrinsics at `width` x `height`), lights it, blurs it, exposes, white-balances, adds
-/// noise and encodes it as JPEG.
-#[allow(clippy::too_many_arguments)] // the picture, its camera, and the webcam's state
+/// Takes the picture of `lens`'s size: warps the canvas through the lens, lights it, blurs
+/// it, exposes, white-balances, adds noise and encodes it as JPEG.
 pub fn develop(
     canvas: &Canvas,
-    camera: &Camera,
     lens: &LensMap,
-    width: usize,
-    height: usize,
     look: &Look,
     exposure: &mut AutoExposure,
     rng: &mut impl Rng,
 ) -> Result<Vec<u8>, SynthError> {
-    debug_assert!(lens.fits(&camera.intrinsics, width, height));
+    let (width, height) = (lens.width, lens.height);
     let light = illuminant(look.kelvin);
     let margin = canvas.margin as f64;
     let diagonal = ((width * width + height * height) as f64).sqrt() / 2.0;

@@ -507,16 +507,7 @@ impl Studio {
             })
             .collect();
         let lens = self.lens(&camera, width, height);
-        let jpeg = develop(
-            &canvas,
-            &camera,
-            &lens,
-            width,
-            height,
-            &scene.look,
-            exposure,
-            rng,
-        )?;
+        let jpeg = develop(&canvas, &lens, &scene.look, exposure, rng)?;
         Ok(Frame {
             jpeg,
             labels: Labels {
