@@ -420,6 +420,29 @@ struct Tally {
     sure_right: usize,
     /// truth -> reading -> count; "missed" when not found.
     confusion: BTreeMap<String, BTreeMap<String, usize>>,
+    /// The same figures by the labelled box's longer side (`SIZE_BANDS_PX`): where a
+    /// miss comes from items too small to read.
+    by_size: [SizeBand; SIZE_BANDS_PX.len() + 1],
+}
+
+/// The edges of the size bands, in pixels of the labelled box's longer side: under 20 px
+/// pips run together; 27 px is what the calibration wizard asks of a camera
+/// (`GOOD_DIE_PX`); from 40 px the reader's crop is shrunk.
+const SIZE_BANDS_PX: [f32; 3] = [20.0, 27.0, 40.0];
+
+#[derive(Clone, Copy, Default, Serialize)]
+struct SizeBand {
+    counted: usize,
+    found: usize,
+    read_right: usize,
+}
+
+/// The size band of a labelled box.
+fn size_band(box_px: [f32; 4]) -> usize {
+    SIZE_BANDS_PX
+        .iter()
+        .take_while(|&&edge| side(box_px) >= edge)
+        .count()
 }
 
 #[derive(Default, Serialize)]
@@ -568,6 +591,7 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
             &mut figures.meeples
         };
         tally.found += 1;
+        tally.by_size[size_band(truth.box_px)].found += 1;
         if let Some(true_place) = &truth.place {
             tally.placed += 1;
             if place.is_some_and(|p| p == true_place) {
@@ -581,6 +605,8 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         let class_right = truth.class.as_ref().is_none_or(|c| *c == read.1);
         tally.value_right += usize::from(value_right);
         tally.read_right += usize::from(value_right && class_right);
+        tally.by_size[size_band(truth.box_px)].read_right +=
+            usize::from(value_right && class_right);
         if *uncertain {
             tally.uncertain += 1;
         } else {
@@ -609,6 +635,7 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
             &mut figures.meeples
         };
         tally.counted += 1;
+        tally.by_size[size_band(truth.box_px)].counted += 1;
         if !taken[i] {
             errors += 1;
             *tally
@@ -667,6 +694,24 @@ fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<
                 share(tally.placed_right, tally.placed),
                 tally.placed
             )?;
+        }
+        let mut low = 0.0;
+        for (i, band) in tally.by_size.iter().enumerate() {
+            let high = SIZE_BANDS_PX.get(i);
+            if band.counted > 0 {
+                let range = match high {
+                    Some(high) => format!("{low:.0}-{high:.0} px"),
+                    None => format!("{low:.0} px and more"),
+                };
+                writeln!(
+                    out,
+                    "  {range}: {} counted, {:.2} % found, {:.2} % found and read right",
+                    band.counted,
+                    share(band.found, band.counted),
+                    share(band.read_right, band.counted)
+                )?;
+            }
+            low = high.copied().unwrap_or(low);
         }
         for (miss, n) in &tally.place_misses {
             writeln!(out, "    misplaced {miss}: {n}")?;

@@ -514,10 +514,16 @@ fn eval_reports_found_and_read_dice_on_real_photos() {
     assert!(counted > 50, "{stdout}");
     assert!(dice["found"].as_u64().unwrap() <= counted);
     assert!(dice["read_right"].as_u64().unwrap() <= dice["found"].as_u64().unwrap());
+    // The size bands share out the same dice.
+    for figure in ["counted", "found", "read_right"] {
+        let bands = dice["by_size"].as_array().unwrap();
+        let sum: u64 = bands.iter().map(|b| b[figure].as_u64().unwrap()).sum();
+        assert_eq!(Some(sum), dice[figure].as_u64(), "{figure}: {stdout}");
+    }
     let (code, stdout, _) = run(&["eval", &path("reader/real")]);
     assert_eq!(code, 0);
     assert!(
-        stdout.contains("dice: ") && stdout.contains("confusion"),
+        stdout.contains("dice: ") && stdout.contains(" px: ") && stdout.contains("confusion"),
         "{stdout}"
     );
     // The reader alone, on the labelled boxes: no false items (nothing else is read), and
