@@ -173,6 +173,13 @@ pub(crate) struct TowerPiece {
     pub piece: Piece,
 }
 
+impl TowerPiece {
+    /// Whether the piece stands on `pillar` of the floor at `level`, not buried there.
+    fn stands_on(&self, level: u8, pillar: PillarIndex) -> bool {
+        (self.level, self.pillar, self.buried) == (level, pillar, false)
+    }
+}
+
 /// A pillar of a tower's top floor: the tower, the floor's level, the pillar.
 type TopPillar = (TowerId, u8, PillarIndex);
 
@@ -231,8 +238,7 @@ impl Seen {
                     continue;
                 }
                 self.towers[t].retain(|p| {
-                    (p.level, p.pillar, p.buried) != (level, pillar, false)
-                        || !matches!(p.piece, Piece::Die(r) if r.uncertain)
+                    !p.stands_on(level, pillar) || !matches!(p.piece, Piece::Die(r) if r.uncertain)
                 });
             }
         }
@@ -252,7 +258,7 @@ impl Seen {
                     continue;
                 };
                 let mut same_player = self.towers[t].iter_mut().filter(|p| {
-                    (p.level, p.pillar, p.buried) == (level, pillar, false)
+                    p.stands_on(level, pillar)
                         && matches!(p.piece, Piece::Meeple(m) if m.meeple.player == known.player)
                 });
                 if let (Some(piece), None) = (same_player.next(), same_player.next()) {
@@ -330,7 +336,7 @@ impl Seen {
             match at {
                 Some((tower, level, pillar)) => {
                     let piece = fixed.towers[tower.index()].iter_mut().find(|p| {
-                        (p.level, p.pillar, p.buried) == (level, pillar, false)
+                        p.stands_on(level, pillar)
                             && matches!(p.piece, Piece::Die(r) if r.die == read)
                     })?;
                     piece.piece = Piece::Die(reading);
