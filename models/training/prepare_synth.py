@@ -6,7 +6,9 @@ the longer box side, CROP_STORED_PX square) and two crops of places with nothing
 label the reader learns: kind, value, colour, player, rank. A label that the pixels cannot
 show is -1 (not learnt): the value of a die less than 80 % visible (a meeple stands on it, a
 hand or a floor covers it), the colour of a die less than 40 % visible. Items less than 25 %
-visible are left out.
+visible are left out. Each crop also keeps its view's tilt: the angle in degrees between the
+table's normal and the ray from the item to the camera (0 straight from above; nothing crops
+0), for the reader to keep oblique dice upright (`train_reader.py --upright-tilt`).
 
 Run: .venv-train/bin/python models/training/prepare_synth.py data/synth/train
 Writes DIR/crops.npz.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -28,28 +31,52 @@ VALUE_VISIBLE = 0.8
 COLOR_VISIBLE = 0.4
 
 
+def camera_centre(labels: dict) -> np.ndarray:
+    """The camera's centre in the table's frame (mm; the mat's normal is -z, heights are
+    negative z): -R^T t of the scene's `camera_from_table` (a unit quaternion i, j, k, w)."""
+    pose = labels["camera"]["camera_from_table"]
+    x, y, z, w = pose["rotation"]
+    rotation = np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ])
+    return -rotation.T @ np.array(pose["translation"])
+
+
+def tilt(item: dict, camera: np.ndarray) -> float:
+    """Degrees between the table's normal and the ray from the item to the camera."""
+    at = item.get("table_mm")
+    if at is None:
+        return 0.0
+    ray = camera - np.array([at["x_mm"], at["y_mm"], -at["height_mm"]])
+    return math.degrees(math.acos(min(1.0, abs(ray[2]) / max(np.linalg.norm(ray), 1e-9))))
+
+
 def items(labels: dict):
-    """(box, kind, value, colour, player, rank) of every labelled item, -1 where not shown."""
+    """(box, kind, value, colour, player, rank, tilt) of every labelled item, -1 where not
+    shown."""
+    camera = camera_centre(labels)
     for die in labels["dice"]:
         visible = die["visible"]
         if visible < MIN_VISIBLE:
             continue
         value = die["die"]["value"] - 1 if visible >= VALUE_VISIBLE else -1
         color = DIE_COLORS.index(die["die"]["color"]) if visible >= COLOR_VISIBLE else -1
-        yield die["box_px"], KINDS.index("die"), value, color, -1, -1
+        yield die["box_px"], KINDS.index("die"), value, color, -1, -1, tilt(die, camera)
     for die in labels.get("other_dice", []):
         visible = die["visible"]
         if visible < MIN_VISIBLE:
             continue
         value = die["value"] - 1 if visible >= VALUE_VISIBLE else -1
         color = DIE_COLORS.index("other") if visible >= COLOR_VISIBLE else -1
-        yield die["box_px"], KINDS.index("die"), value, color, -1, -1
+        yield die["box_px"], KINDS.index("die"), value, color, -1, -1, tilt(die, camera)
     for meeple in labels["meeples"]:
         if meeple["visible"] < MIN_VISIBLE:
             continue
         player = PLAYERS.index(meeple["meeple"]["player"])
         rank = RANKS.index(meeple["meeple"]["rank"])
-        yield meeple["box_px"], KINDS.index("meeple"), -1, -1, player, rank
+        yield meeple["box_px"], KINDS.index("meeple"), -1, -1, player, rank, tilt(meeple, camera)
 
 
 def nothing_boxes(labels: dict, width: int, height: int, rng, count: int):
@@ -74,18 +101,20 @@ def main() -> None:
     parser.add_argument("dir", type=Path, help="a folder written by `tablesight synth scenes`")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
-    crops, labels_out, scene_ids = [], [], []
+    crops, labels_out, scene_ids, tilts = [], [], [], []
     for scene_index, label_path in enumerate(sorted(args.dir.glob("scene-*.json"))):
         labels = json.loads(label_path.read_text())
         image = Image.open(label_path.with_suffix(".jpg")).convert("RGB")
-        for box, kind, value, color, player, rank in items(labels):
+        for box, kind, value, color, player, rank, view_tilt in items(labels):
             crops.append(crop_square(image, box, CONTEXT_STORED, CROP_STORED_PX))
             labels_out.append((kind, value, color, player, rank))
             scene_ids.append(scene_index)
+            tilts.append(view_tilt)
         for box in nothing_boxes(labels, image.width, image.height, rng, count=2):
             crops.append(crop_square(image, box, CONTEXT_STORED, CROP_STORED_PX))
             labels_out.append((KINDS.index("nothing"), -1, -1, -1, -1))
             scene_ids.append(scene_index)
+            tilts.append(0.0)
     table = np.array(labels_out, dtype=np.int8)
     np.savez(
         args.dir / "crops.npz",
@@ -96,6 +125,7 @@ def main() -> None:
         player=table[:, 3],
         rank=table[:, 4],
         scenes=np.array(scene_ids, dtype=np.int32),
+        tilt=np.array(tilts, dtype=np.float32),
     )
     counts = np.bincount(table[:, 0], minlength=len(KINDS))
     print(f"{len(crops)} crops from {scene_index + 1} scenes: " + ", ".join(f"{k} {n}" for k, n in zip(KINDS, counts)))

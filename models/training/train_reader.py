@@ -83,6 +83,8 @@ def load_real(
         "rank": np.full(n, IGNORE),
         "real": np.ones(n, dtype=bool),
         "hue_bound": hue_bound,
+        # Unknown: real photos are mostly taken from above, and their dice turn freely.
+        "tilt": np.zeros(n, dtype=np.float32),
         "draw": np.array([(source_weights or {}).get(str(s), 1.0) for s in data["sources"][keep]], dtype=np.float64),
     }
 
@@ -95,6 +97,8 @@ def load_synth(path: Path) -> dict[str, np.ndarray]:
         **{k: data[k].astype(np.int64) for k in ("kind", "value", "color", "player", "rank")},
         "real": np.zeros(n, dtype=bool),
         "hue_bound": np.zeros(n, dtype=bool),
+        # Crops made before prepare_synth.py kept the view's tilt count as seen from above.
+        "tilt": data["tilt"] if "tilt" in data.files else np.zeros(n, dtype=np.float32),
         "draw": np.ones(n),
     }
 
@@ -156,7 +160,12 @@ def augment(
     small_share: float = 0.35,
     small_sizes=(16, 22, 30),
     jpeg_share: float = 0.0,
+    upright_tilt: float | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """The crops of `batch` as the reader learns them, and their labels. Dice turn freely,
+    except, with `upright_tilt`, rendered dice seen more than that many degrees off the
+    vertical: those stay upright as meeples do, since the side faces an oblique camera shows
+    lie below the top face in the frame and a turned crop loses which face is on top."""
     n = len(batch["crops"])
     labels = {k: torch.from_numpy(batch[k].copy()) for k in ("kind", "value", "color", "player", "rank")}
     # Half cut as the finder cuts, half around the labelled box (drawn in this order, the
@@ -167,7 +176,10 @@ def augment(
     shift[exact] = torch.from_numpy(rng.uniform(-0.12, 0.12, (int(exact.sum()), 2))).float()
     is_meeple = labels["kind"] == KINDS.index("meeple")
     angle = torch.from_numpy(rng.uniform(-math.pi, math.pi, n)).float()
-    angle[is_meeple] *= 0.15  # meeples stand upright in the frame, give or take
+    upright = is_meeple
+    if upright_tilt is not None:
+        upright = upright | torch.from_numpy(~batch["real"] & (batch["tilt"] > upright_tilt))
+    angle[upright] *= 0.15  # meeples (and oblique dice) stand upright in the frame, give or take
     x = to_input(batch["crops"], context, shift, angle)
 
     # Colour: real dice get any hue (those whose colour label the hue sets, half the time, and
@@ -309,6 +321,12 @@ def main() -> None:
     parser.add_argument(
         "--real-colours", action="store_true", help="byler-d6's dice carry their (estimated) colour classes"
     )
+    parser.add_argument(
+        "--upright-tilt",
+        type=float,
+        metavar="DEG",
+        help="rendered dice seen more than DEG degrees off the vertical are only turned a little (they keep which face is on top)",
+    )
     parser.add_argument("--real-only", action="store_true", help="train on real crops alone")
     parser.add_argument("--synth-only", action="store_true", help="train on rendered crops alone (the realism gap)")
     parser.add_argument(
@@ -368,7 +386,12 @@ def main() -> None:
     for step in range(1, args.steps + 1):
         pick = rng.choice(len(weights), args.batch, p=weights)
         x, labels = augment(
-            {k: v[pick] for k, v in train.items()}, rng, args.small_share, tuple(args.small_sizes), args.jpeg_share
+            {k: v[pick] for k, v in train.items()},
+            rng,
+            args.small_share,
+            tuple(args.small_sizes),
+            args.jpeg_share,
+            args.upright_tilt,
         )
         loss = losses(forward(model, x, args.bf16), labels)
         optimiser.zero_grad()
