@@ -248,7 +248,11 @@ def jpeg_compressed(x: torch.Tensor, pick: np.ndarray, rng: np.random.Generator)
     return out
 
 
-def losses(logits: torch.Tensor, labels: dict[str, torch.Tensor]) -> torch.Tensor:
+def losses(logits: torch.Tensor, labels: dict[str, torch.Tensor], unsure_covered: bool = False) -> torch.Tensor:
+    """The heads' cross-entropies; with `unsure_covered`, a die whose value its pixels do not
+    show (a rendered die less visible than prepare_synth.py's VALUE_VISIBLE: a meeple on it, a hand)
+    learns even odds for every value, so that the reader says it is unsure rather than
+    guessing surely: the referee then takes the value from the die's earlier readings."""
     total = torch.zeros(())
     start = 0
     for name, classes in HEADS:
@@ -257,6 +261,10 @@ def losses(logits: torch.Tensor, labels: dict[str, torch.Tensor]) -> torch.Tenso
         target = labels[name]
         if (target >= 0).any():
             total = total + F.cross_entropy(part, target, ignore_index=IGNORE, label_smoothing=0.05)
+        if name == "value" and unsure_covered:
+            covered = (target == IGNORE) & (labels["kind"] == KINDS.index("die"))
+            if covered.any():
+                total = total - F.log_softmax(part[covered], dim=1).mean()
     return total
 
 
@@ -327,6 +335,11 @@ def main() -> None:
         metavar="DEG",
         help="rendered dice seen more than DEG degrees off the vertical are only turned a little (they keep which face is on top)",
     )
+    parser.add_argument(
+        "--unsure-covered",
+        action="store_true",
+        help="rendered dice too covered to show their value learn even odds for every value (unsure, not a guess)",
+    )
     parser.add_argument("--real-only", action="store_true", help="train on real crops alone")
     parser.add_argument("--synth-only", action="store_true", help="train on rendered crops alone (the realism gap)")
     parser.add_argument(
@@ -393,7 +406,7 @@ def main() -> None:
             args.jpeg_share,
             args.upright_tilt,
         )
-        loss = losses(forward(model, x, args.bf16), labels)
+        loss = losses(forward(model, x, args.bf16), labels, args.unsure_covered)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
