@@ -137,6 +137,9 @@ enum Command {
         /// finder's misses and imprecise boxes.
         #[arg(long)]
         truth_boxes: bool,
+        /// Read as a camera's frames are (each crop once), not as photos (four turns).
+        #[arg(long)]
+        live: bool,
     },
     /// Referees a recorded game headless: confirmed actions, illegal moves, desyncs.
     Referee {
@@ -380,7 +383,8 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             json,
             models,
             truth_boxes,
-        } => reader_cli::eval(out, &dir, models.as_deref(), json, truth_boxes),
+            live,
+        } => reader_cli::eval(out, &dir, models.as_deref(), json, truth_boxes, live),
         Command::Referee {
             frames,
             setup,

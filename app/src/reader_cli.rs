@@ -12,7 +12,7 @@ use image::RgbImage;
 use resvg::{tiny_skia, usvg};
 use serde::Serialize;
 use serde_json::json;
-use vision::{DiceReader, DieColor, Found, Reading, TableGeometry};
+use vision::{DiceReader, DieColor, Found, ReaderSettings, Reading, TableGeometry};
 
 use crate::calibration_cli::{self, svg_options};
 use crate::cli::Outcome;
@@ -470,12 +470,16 @@ pub fn eval(
     models: Option<&Path>,
     as_json: bool,
     truth_boxes: bool,
+    live: bool,
 ) -> Result<Outcome> {
     let set = labelled_set(dir)?;
     if set.is_empty() {
         bail!("{} holds no labelled pictures", dir.display());
     }
     let mut reader = dice_reader(models)?;
+    if live {
+        reader.settings = ReaderSettings::live();
+    }
     let mut figures = Figures::default();
     let mut seconds = 0.0;
     let mut errors = Vec::new();

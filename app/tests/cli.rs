@@ -520,6 +520,11 @@ fn eval_reports_found_and_read_dice_on_real_photos() {
         let sum: u64 = bands.iter().map(|b| b[figure].as_u64().unwrap()).sum();
         assert_eq!(Some(sum), dice[figure].as_u64(), "{figure}: {stdout}");
     }
+    // Read as a camera's frames are: the same dice counted.
+    let (code, live, stderr) = run(&["eval", "--json", "--live", &path("reader/real")]);
+    assert_eq!(code, 0, "{stderr}");
+    let live: serde_json::Value = serde_json::from_str(&live).unwrap();
+    assert_eq!(live["dice"]["counted"].as_u64(), Some(counted));
     let (code, stdout, _) = run(&["eval", &path("reader/real")]);
     assert_eq!(code, 0);
     assert!(
