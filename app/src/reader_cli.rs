@@ -595,7 +595,6 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
             &mut figures.meeples
         };
         tally.found += 1;
-        tally.by_size[size_band(truth.box_px)].found += 1;
         if let Some(true_place) = &truth.place {
             tally.placed += 1;
             if place.is_some_and(|p| p == true_place) {
@@ -609,8 +608,9 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         let class_right = truth.class.as_ref().is_none_or(|c| *c == read.1);
         tally.value_right += usize::from(value_right);
         tally.read_right += usize::from(value_right && class_right);
-        tally.by_size[size_band(truth.box_px)].read_right +=
-            usize::from(value_right && class_right);
+        let band = &mut tally.by_size[size_band(truth.box_px)];
+        band.found += 1;
+        band.read_right += usize::from(value_right && class_right);
         if *uncertain {
             tally.uncertain += 1;
         } else {
@@ -699,23 +699,22 @@ fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<
                 tally.placed
             )?;
         }
-        let mut low = 0.0;
         for (i, band) in tally.by_size.iter().enumerate() {
-            let high = SIZE_BANDS_PX.get(i);
-            if band.counted > 0 {
-                let range = match high {
-                    Some(high) => format!("{low:.0}-{high:.0} px"),
-                    None => format!("{low:.0} px and more"),
-                };
-                writeln!(
-                    out,
-                    "  {range}: {} counted, {:.2} % found, {:.2} % found and read right",
-                    band.counted,
-                    share(band.found, band.counted),
-                    share(band.read_right, band.counted)
-                )?;
+            if band.counted == 0 {
+                continue;
             }
-            low = high.copied().unwrap_or(low);
+            let low = i.checked_sub(1).map_or(0.0, |j| SIZE_BANDS_PX[j]);
+            let range = match SIZE_BANDS_PX.get(i) {
+                Some(high) => format!("{low:.0}-{high:.0} px"),
+                None => format!("{low:.0} px and more"),
+            };
+            writeln!(
+                out,
+                "  {range}: {} counted, {:.2} % found, {:.2} % found and read right",
+                band.counted,
+                share(band.found, band.counted),
+                share(band.read_right, band.counted)
+            )?;
         }
         for (miss, n) in &tally.place_misses {
             writeln!(out, "    misplaced {miss}: {n}")?;
