@@ -752,6 +752,65 @@ fn a_table_that_differs_from_the_game_is_a_desync_until_it_is_put_right() {
 }
 
 #[test]
+fn a_desync_is_resolved_by_accepting_the_closest_legal_moves() {
+    // The game was clicked with the roll's pink 6 as a pink 5, and the camera reads a pink 6
+    // in the roll area: no legal move explains it (a desync from the first still table, with
+    // no closer moves to offer). Red then puts the blue 2 with an apprentice on pillar 3 of
+    // the central tower (frames 149-157, the die read there as a blue 1): the placement is
+    // the closest legal move, offered in the banner, and accepting it plays it. (Without the
+    // button's command the game never gets it: checked by hand.)
+    let dir = fixtures().join("live-flag");
+    let text = std::fs::read_to_string(dir.join("record.json")).unwrap();
+    let mut record: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let roll = record["actions"][0]["roll"]["dice"].as_array_mut().unwrap();
+    let pink = roll.iter_mut().find(|d| d["color"] == "pink").unwrap();
+    assert_eq!(pink["value"], 6);
+    pink["value"] = 5.into();
+    let mistyped = std::env::temp_dir().join(format!(
+        "tablesight-live-closest-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&mistyped, record.to_string()).unwrap();
+    let mut harness = harness(TablesightApp::new(Settings::default(), 7, None));
+    harness.state_mut().command(Command::Open(mistyped.clone()));
+    harness.step();
+    assert_eq!(harness.state().game().unwrap().session.steps().len(), 4);
+    watch_recording(&mut harness, &dir);
+
+    let place = "Red places the blue 2 with an apprentice on pillar 3 of the central tower";
+    step_until(&mut harness, "the closest moves offered", |h| {
+        snapshot(h)
+            .referee
+            .active_desync
+            .as_ref()
+            .is_some_and(|d| !d.closest.is_empty())
+    });
+    let desync = snapshot(&harness).referee.active_desync.clone().unwrap();
+    assert!(desync.frame >= 149, "{desync:?}");
+    let closest: Vec<String> = desync.closest.iter().map(|a| a.to_string()).collect();
+    assert_eq!(closest, [place], "{desync:?}");
+    assert!(
+        desync
+            .differences
+            .iter()
+            .any(|d| d.starts_with("Roll area") && d.contains("pink")),
+        "{desync:?}"
+    );
+    assert!(harness.query_by_label_contains(place).is_some());
+    click(&mut harness, "Accept these moves");
+    step_until(&mut harness, "the closest moves played", |h| {
+        h.state().game().unwrap().session.steps().len() == 5
+    });
+    assert_eq!(
+        harness.state().game().unwrap().session.steps()[4]
+            .action
+            .to_string(),
+        place
+    );
+    std::fs::remove_file(&mistyped).unwrap();
+}
+
+#[test]
 fn teach_mode_lights_the_legal_pillars_on_the_camera_image() {
     use egui_kittest::kittest::NodeT;
 
