@@ -85,6 +85,8 @@ pub fn observation_of(
     let mut observation = Observation {
         frame,
         time_s,
+        // The calibration put each piece on the top floor the game has (`Observer::observe`).
+        levels_assumed: true,
         ..Observation::default()
     };
     for die in &reading.dice {

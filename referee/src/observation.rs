@@ -107,6 +107,13 @@ pub struct Observation {
     /// Tiles read on top floors, if the camera reads them.
     #[serde(default)]
     pub floors: Vec<SeenFloor>,
+    /// The levels of the pieces on towers (not buried) are the top floors the game had
+    /// when the frame was read, not seen: a camera does not tell a piece on a floor from
+    /// one on the new floor above it. The referee then takes each as standing on the top
+    /// floor of whatever state it compares the table with (a floor completed and covered
+    /// by a new tile shows as its pieces gone, then as new pieces on the same pillars).
+    #[serde(default)]
+    pub levels_assumed: bool,
 }
 
 impl Observation {

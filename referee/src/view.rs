@@ -167,7 +167,9 @@ pub(crate) enum Piece {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct TowerPiece {
-    pub level: u8,
+    /// The floor it stands on; `None` on the top floor of whatever state the table is
+    /// compared with (a camera's reading: see [`Observation::levels_assumed`]).
+    pub level: Option<u8>,
     pub pillar: PillarIndex,
     pub buried: bool,
     pub piece: Piece,
@@ -176,7 +178,13 @@ pub(crate) struct TowerPiece {
 impl TowerPiece {
     /// Whether the piece stands on `pillar` of the floor at `level`, not buried there.
     fn stands_on(&self, level: u8, pillar: PillarIndex) -> bool {
-        (self.level, self.pillar, self.buried) == (level, pillar, false)
+        self.on_level(level) && (self.pillar, self.buried) == (pillar, false)
+    }
+
+    /// Whether the piece is on the floor at `level` (a piece on the top floor, its level
+    /// not read, is on every top floor).
+    fn on_level(&self, level: u8) -> bool {
+        self.level.is_none_or(|l| l == level)
     }
 }
 
@@ -349,6 +357,8 @@ impl Seen {
 
     pub fn of(observation: &Observation) -> Self {
         let mut seen = Self::default();
+        let level =
+            |level: u8, buried: bool| (buried || !observation.levels_assumed).then_some(level);
         for d in &observation.dice {
             let reading = Reading {
                 die: d.die,
@@ -357,11 +367,11 @@ impl Seen {
             match d.place {
                 Place::Tower {
                     tower,
-                    level,
+                    level: l,
                     pillar,
                     buried,
                 } => seen.towers[tower.index()].push(TowerPiece {
-                    level,
+                    level: level(l, buried),
                     pillar,
                     buried,
                     piece: Piece::Die(reading),
@@ -381,11 +391,11 @@ impl Seen {
             match m.place {
                 Place::Tower {
                     tower,
-                    level,
+                    level: l,
                     pillar,
                     buried,
                 } => seen.towers[tower.index()].push(TowerPiece {
-                    level,
+                    level: level(l, buried),
                     pillar,
                     buried,
                     piece: Piece::Meeple(reading),
@@ -434,7 +444,7 @@ impl Seen {
         let mut dice = Vec::new();
         let mut meeples = Vec::new();
         for piece in &self.towers[tower.index()] {
-            if piece.level == level && piece.pillar == pillar && (buried || !piece.buried) {
+            if piece.on_level(level) && piece.pillar == pillar && (buried || !piece.buried) {
                 match piece.piece {
                     Piece::Die(d) => dice.push(d),
                     Piece::Meeple(m) => meeples.push(m),
@@ -721,11 +731,14 @@ pub(crate) fn compare(expected: &Expected, seen: &Seen, words: bool) -> Mismatch
         let mut below_dice = Vec::new();
         let mut below_meeples = Vec::new();
         for piece in &seen.towers[t] {
-            if piece.level > level {
+            let Some(at) = piece.level else {
+                continue;
+            };
+            if at > level {
                 above += 1;
-            } else if piece.level == level && piece.buried {
+            } else if at == level && piece.buried {
                 top_buried += 1;
-            } else if piece.level < level {
+            } else if at < level {
                 match piece.piece {
                     Piece::Die(d) => below_dice.push(d),
                     Piece::Meeple(meeple) => below_meeples.push(meeple),

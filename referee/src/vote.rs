@@ -104,6 +104,7 @@ impl Voter {
             meeples: Vec::new(),
             covered: Vec::new(),
             floors: observation.floors.clone(),
+            levels_assumed: observation.levels_assumed,
         };
         for (ballot, seen) in ballots {
             // The count that at least half of the frames reach: frames that do not show the
