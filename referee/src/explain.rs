@@ -7,7 +7,9 @@ use rules::{
     TowerId, Violation,
 };
 
-use crate::view::{Expected, Mismatch, Piece, Seen, compare, dice_difference, meeple_difference};
+use crate::view::{
+    Expected, Mismatch, Piece, Reading, Seen, compare, dice_difference, meeple_difference,
+};
 
 /// How far the search looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -333,6 +335,19 @@ fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
     let count = state.dice_per_round();
     let expected = Expected::of(state);
     let mut arrived = Vec::new();
+    // Those of them read unsure where they arrived.
+    let mut unsure: Vec<Die> = (seen.roll.iter())
+        .filter(|r| r.uncertain)
+        .map(|r| r.die)
+        .collect();
+    let mut arrive = |extra: Vec<Die>, readings: &[Reading]| {
+        for die in extra {
+            if readings.iter().any(|r| r.die == die && r.uncertain) {
+                unsure.push(die);
+            }
+            arrived.push(die);
+        }
+    };
     let mut left = Vec::new();
     for tower in TowerId::ALL {
         let level = expected.levels[tower.index()];
@@ -345,13 +360,13 @@ fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
             want.extend(&expected.pillars[tower.index()][pillar.index()].dice);
         }
         let (missing, extra) = dice_difference(&want, &on_floor);
-        arrived.extend(extra);
+        arrive(extra, &on_floor);
         if tower.is_central() {
             left.extend(missing);
         }
     }
     let (missing, extra) = dice_difference(&expected.pool, &seen.pool);
-    arrived.extend(extra);
+    arrive(extra, &seen.pool);
     left.extend(missing);
     let read = seen.roll_dice();
     let mut with_arrived = read.clone();
@@ -364,7 +379,7 @@ fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
     }
     let mut readings: Vec<Vec<Die>> = [read, with_arrived, exchanged]
         .into_iter()
-        .map(|dice| with_roll_before(dice, seen, count))
+        .map(|dice| with_roll_before(dice, &unsure, seen, count))
         .collect();
     // A die already flipped by a Flip spell (cast directly or through Manipulation).
     let flipped = seen.spellbook_emptied(&expected, SpellId::Flip)
@@ -409,19 +424,20 @@ fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
 }
 
 /// `dice` of the roll read now, with what the earlier tables of the throw read surely: a
-/// die read unsure gives way to a sure reading of its colour that this table lacks, then
-/// dice not seen now fill the roll up to `count` (in the order first read). Never more dice than
-/// a table showed, never a die no table showed.
-fn with_roll_before(mut dice: Vec<Die>, seen: &Seen, count: usize) -> Vec<Die> {
+/// die read unsure (`unsure`: in the roll area, or on the pillar or in the mana pool it has
+/// already gone to, where a meeple's foot hides its pips) gives way to a sure reading of its
+/// colour that this table lacks, then dice not seen now fill the roll up to `count` (in the
+/// order first read). Never more dice than a table showed, never a die no table showed.
+fn with_roll_before(mut dice: Vec<Die>, unsure: &[Die], seen: &Seen, count: usize) -> Vec<Die> {
     let mut before = seen.roll_before.clone();
     for die in &dice {
         if let Some(i) = before.iter().position(|d| d == die) {
             before.remove(i);
         }
     }
-    for unsure in seen.roll.iter().filter(|r| r.uncertain) {
-        if let Some(i) = before.iter().position(|d| d.color == unsure.die.color)
-            && let Some(j) = dice.iter().position(|d| *d == unsure.die)
+    for unsure in unsure {
+        if let Some(i) = before.iter().position(|d| d.color == unsure.color)
+            && let Some(j) = dice.iter().position(|d| d == unsure)
         {
             dice[j] = before.remove(i);
         }

@@ -1175,6 +1175,37 @@ mod tests {
         assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
     }
 
+    #[test]
+    fn a_die_placed_before_its_roll_was_confirmed_keeps_the_value_read_surely_in_the_roll() {
+        let (setup, start, roll, rolled, place, placed) = opening(3);
+        let (die, pillar) = placement(&place);
+        let dice = rolled_dice(&roll);
+        let hidden = *dice.iter().find(|d| **d != die).unwrap();
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        // The throw with one die behind another: the referee waits, the dice it read surely
+        // remembered.
+        let throw = without(
+            Observation::perfect(&rolled, 0, 0.0),
+            hidden,
+            Place::RollArea,
+        );
+        show(&mut referee, &throw, &mut frame);
+        assert!(referee.record().actions.is_empty());
+        // The next table shows the die placed, read unsure with another value under its
+        // meeple's foot: the roll is the one read in the roll area.
+        let wrong = misvalued(die, &dice);
+        let mut after = read_as(Observation::perfect(&placed, 0, 0.0), die, pillar, wrong);
+        for seen in &mut after.dice {
+            seen.uncertain = seen.die == wrong;
+        }
+        show(&mut referee, &after, &mut frame);
+        let actions = &referee.record().actions;
+        assert_eq!(actions.len(), 2, "{actions:?}");
+        assert_eq!(rolled_dice(&actions[0]), dice);
+        assert_eq!(actions[1], place);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
     /// `die` read in another colour of the same value, one the roll does not hold.
     fn misread(die: Die, roll: &[Die]) -> Die {
         rules::DieColor::ALL
