@@ -1206,6 +1206,28 @@ mod tests {
         assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
     }
 
+    #[test]
+    fn a_reserve_meeple_read_on_an_empty_spellbook_space_is_no_move() {
+        let (setup, start, roll, rolled, _, _) = opening(3);
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        // The roll, with one of the second player's reserve meeples read on the board's
+        // first spell space (its base found off in depth): the roll is confirmed, nothing
+        // flagged, no desync.
+        let mut table = Observation::perfect(&rolled, 0, 0.0);
+        let player = setup.players[1];
+        let misread = (table.meeples.iter_mut())
+            .find(|m| m.place == Place::Reserve { player })
+            .unwrap();
+        misread.place = Place::Spellbook {
+            player,
+            spell: SpellId::ALL[0],
+        };
+        show(&mut referee, &table, &mut frame);
+        assert_eq!(referee.record().actions, vec![roll]);
+        assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
+        assert!(referee.flags().is_empty(), "{:?}", referee.flags());
+    }
+
     /// `die` read in another colour of the same value, one the roll does not hold.
     fn misread(die: Die, roll: &[Die]) -> Die {
         rules::DieColor::ALL

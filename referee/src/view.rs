@@ -52,6 +52,8 @@ pub(crate) struct Expected {
     pub roll: Vec<Die>,
     pub pool: Vec<Die>,
     pub spellbooks: BTreeMap<(PlayerColor, SpellId), Vec<Meeple>>,
+    /// How many meeples each player has in the reserve.
+    pub reserves: BTreeMap<PlayerColor, usize>,
 }
 
 impl Expected {
@@ -67,6 +69,9 @@ impl Expected {
             })
         });
         let mut spellbooks = BTreeMap::new();
+        let reserves = (state.players().iter())
+            .map(|p| (p.color, usize::from(p.reserve_count())))
+            .collect();
         for player in state.players() {
             for spell in SpellId::ALL {
                 if let Some(rank) = player.spell(spell) {
@@ -87,6 +92,7 @@ impl Expected {
             roll: sorted(state.roll().to_vec()),
             pool: sorted(state.mana_pool().to_vec()),
             spellbooks,
+            reserves,
         }
     }
 
@@ -212,8 +218,9 @@ pub(crate) struct Seen {
 
 impl Seen {
     /// This table with what the rules say must be misread put right, in the order to try
-    /// when the table as read is not explained: meeples in place with their known rank and
-    /// unsure dice beside lone meeples dropped; the roll's die misread on its pillar or in
+    /// when the table as read is not explained: meeples in place with their known rank,
+    /// unsure dice beside lone meeples dropped and reserve meeples read on empty spellbook
+    /// spaces put back; the roll's die misread on its pillar or in
     /// the mana pool; both. Only those that differ from the table.
     pub(crate) fn corrected(&self, expected: &Expected) -> Vec<Seen> {
         let mut known = self.clone();
@@ -224,6 +231,7 @@ impl Seen {
         if differs {
             corrected.push(known.clone());
         }
+        corrected.extend(known.with_reserve_meeple_returned(expected));
         corrected.extend(self.with_roll_die_misread(expected));
         if differs {
             corrected.extend(known.with_roll_die_misread(expected));
@@ -250,6 +258,40 @@ impl Seen {
                 });
             }
         }
+    }
+
+    /// This table with one meeple seen on a spellbook space the game has empty put back in
+    /// its player's reserve, while that reserve shows fewer meeples than the game has there:
+    /// one table for each such space. The reserve row runs along the board's edge, and a far
+    /// board seen at a shallow angle puts a meeple's base a few millimetres off in depth (on
+    /// a rendered game whose camera found only the near markers, Blue's reserve meeples
+    /// stood on its spell slots frame after frame); one space at a time, since a bonus may
+    /// have put a meeple on another space of the same board meanwhile.
+    fn with_reserve_meeple_returned(&self, expected: &Expected) -> Vec<Seen> {
+        let mut tables = Vec::new();
+        for (&(player, spell), meeples) in &self.spellbooks {
+            let seen_in_reserve = self.reserves.get(&player).map_or(0, Vec::len);
+            let in_reserve = expected.reserves.get(&player).copied().unwrap_or(0);
+            if expected.spellbooks.contains_key(&(player, spell)) || seen_in_reserve >= in_reserve {
+                continue;
+            }
+            let Some(reading) = meeples.last() else {
+                continue;
+            };
+            let mut table = self.clone();
+            table
+                .reserves
+                .entry(player)
+                .or_default()
+                .push(reading.meeple);
+            let space = table.spellbooks.entry((player, spell)).or_default();
+            space.pop();
+            if space.is_empty() {
+                table.spellbooks.remove(&(player, spell));
+            }
+            tables.push(table);
+        }
+        tables
     }
 
     /// Meeples the game already has on a pillar of a top floor or on a spellbook space,
