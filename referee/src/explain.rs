@@ -635,7 +635,9 @@ fn attempts_from(state: &GameState, seen: &Seen) -> Vec<Attempt> {
         let [meeple] = extra.as_slice() else {
             continue;
         };
-        if got.len() != want.len() + 1 {
+        // A meeple read unsure there is no ground for a flag: the reader takes a slot's pips
+        // beside the board's coloured edge for one now and then.
+        if got.len() != want.len() + 1 || got.iter().any(|r| r.uncertain) {
             continue;
         }
         let mut table = expected.clone();

@@ -1223,6 +1223,40 @@ mod tests {
             spell: SpellId::ALL[0],
         };
         show(&mut referee, &table, &mut frame);
+        assert_eq!(referee.record().actions, vec![roll.clone()]);
+        assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
+        assert!(referee.flags().is_empty(), "{:?}", referee.flags());
+    }
+
+    #[test]
+    fn a_meeple_read_unsure_on_an_empty_spellbook_space_beside_a_full_reserve_is_no_move() {
+        let (setup, start, roll, rolled, _, _) = opening(3);
+        // The reader takes a slot's pips beside the board's coloured edge for an unsure
+        // meeple, while every meeple of the player stands in the reserve: neither the table
+        // before the roll (a meeple put on a spellbook without a bonus, were it sure) nor the
+        // roll's is a move, a flag or a desync.
+        let player = setup.players[1];
+        let phantom = |table: &mut Observation| {
+            table.meeples.push(crate::observation::SeenMeeple {
+                meeple: Meeple {
+                    player,
+                    rank: rules::Rank::Apprentice,
+                },
+                place: Place::Spellbook {
+                    player,
+                    spell: SpellId::ALL[5],
+                },
+                confidence: 0.4,
+                uncertain: true,
+            });
+        };
+        let mut referee = referee(&setup);
+        let mut frame = 0;
+        for state in [&start, &rolled] {
+            let mut table = Observation::perfect(state, 0, 0.0);
+            phantom(&mut table);
+            show(&mut referee, &table, &mut frame);
+        }
         assert_eq!(referee.record().actions, vec![roll]);
         assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
         assert!(referee.flags().is_empty(), "{:?}", referee.flags());

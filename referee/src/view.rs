@@ -219,8 +219,8 @@ pub(crate) struct Seen {
 impl Seen {
     /// This table with what the rules say must be misread put right, in the order to try
     /// when the table as read is not explained: meeples in place with their known rank,
-    /// unsure dice beside lone meeples dropped and reserve meeples read on empty spellbook
-    /// spaces put back; the roll's die misread on its pillar or in
+    /// unsure dice beside lone meeples dropped; a meeple read on an empty spellbook space put
+    /// back in the reserve or dropped; the roll's die misread on its pillar or in
     /// the mana pool; both. Only those that differ from the table.
     pub(crate) fn corrected(&self, expected: &Expected) -> Vec<Seen> {
         let mut known = self.clone();
@@ -231,7 +231,7 @@ impl Seen {
         if differs {
             corrected.push(known.clone());
         }
-        corrected.extend(known.with_reserve_meeple_returned(expected));
+        corrected.extend(known.without_spellbook_meeple(expected));
         corrected.extend(self.with_roll_die_misread(expected));
         if differs {
             corrected.extend(known.with_roll_die_misread(expected));
@@ -260,36 +260,53 @@ impl Seen {
         }
     }
 
-    /// This table with one meeple seen on a spellbook space the game has empty put back in
-    /// its player's reserve, while that reserve shows fewer meeples than the game has there:
-    /// one table for each such space. The reserve row runs along the board's edge, and a far
-    /// board seen at a shallow angle puts a meeple's base a few millimetres off in depth (on
-    /// a rendered game whose camera found only the near markers, Blue's reserve meeples
-    /// stood on its spell slots frame after frame); one space at a time, since a bonus may
-    /// have put a meeple on another space of the same board meanwhile.
-    fn with_reserve_meeple_returned(&self, expected: &Expected) -> Vec<Seen> {
-        let mut tables = Vec::new();
+    /// This table without one meeple seen on a spellbook space the game has empty: put back
+    /// in its player's reserve while that reserve shows fewer meeples than the game has
+    /// there, else dropped when read unsure. One table for each such space (a bonus may have
+    /// put a meeple on another space of the same board meanwhile), then one without all of
+    /// them. The reserve row
+    /// runs along the board's edge, and a far board seen at a shallow angle puts a meeple's
+    /// base a few millimetres off in depth (on a rendered game whose camera found only the
+    /// near markers, Blue's reserve meeples stood on its spell slots frame after frame); the
+    /// reader now and then takes a slot's pips beside the board's coloured edge for an
+    /// unsure meeple of that colour.
+    fn without_spellbook_meeple(&self, expected: &Expected) -> Vec<Seen> {
+        let mut tables: Vec<Seen> = Vec::new();
+        let mut all = self.clone();
         for (&(player, spell), meeples) in &self.spellbooks {
-            let seen_in_reserve = self.reserves.get(&player).map_or(0, Vec::len);
-            let in_reserve = expected.reserves.get(&player).copied().unwrap_or(0);
-            if expected.spellbooks.contains_key(&(player, spell)) || seen_in_reserve >= in_reserve {
-                continue;
-            }
             let Some(reading) = meeples.last() else {
                 continue;
             };
-            let mut table = self.clone();
-            table
-                .reserves
-                .entry(player)
-                .or_default()
-                .push(reading.meeple);
-            let space = table.spellbooks.entry((player, spell)).or_default();
-            space.pop();
-            if space.is_empty() {
-                table.spellbooks.remove(&(player, spell));
+            if expected.spellbooks.contains_key(&(player, spell)) {
+                continue;
             }
+            let seen_in_reserve = self.reserves.get(&player).map_or(0, Vec::len);
+            let in_reserve = expected.reserves.get(&player).copied().unwrap_or(0);
+            let returned = seen_in_reserve < in_reserve;
+            if !returned && !reading.uncertain {
+                continue;
+            }
+            let take = |table: &mut Seen| {
+                if returned {
+                    table
+                        .reserves
+                        .entry(player)
+                        .or_default()
+                        .push(reading.meeple);
+                }
+                let space = table.spellbooks.entry((player, spell)).or_default();
+                space.pop();
+                if space.is_empty() {
+                    table.spellbooks.remove(&(player, spell));
+                }
+            };
+            let mut table = self.clone();
+            take(&mut table);
+            take(&mut all);
             tables.push(table);
+        }
+        if tables.len() > 1 {
+            tables.push(all);
         }
         tables
     }
