@@ -612,14 +612,18 @@ impl Referee {
     ) {
         // Ties are broken by what the readings say beyond what the explanations had to
         // match: the meeples seen in the reserves (sure readings there count twice) and the
-        // reader's guesses for the readings it was unsure of (the explanations may take an
-        // unsure die or meeple for another of its colour).
-        let guesses = seen.best_guesses();
+        // reader's guesses of the meeples it was unsure of (an unsure meeple matches either
+        // rank), then by how sure the reader was of the guesses of dice each contradicts (an
+        // unsure die matches any die of its colour).
+        let guesses = seen.best_meeple_guesses();
         let doubt = |s: &Solution| {
-            2 * seen.reserve_difference(&s.state)
-                + compare(&Expected::of(&s.state), &guesses, false).count
+            let expected = Expected::of(&s.state);
+            (
+                2 * seen.reserve_difference(&s.state) + compare(&expected, &guesses, false).count,
+                seen.doubted_guesses(&expected),
+            )
         };
-        let least = solutions.iter().map(doubt).min().unwrap_or(0);
+        let least = solutions.iter().map(doubt).min().unwrap_or_default();
         let solutions: Vec<Solution> = solutions
             .iter()
             .filter(|s| doubt(s) == least)
@@ -1260,6 +1264,41 @@ mod tests {
         assert_eq!(referee.record().actions, vec![roll]);
         assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
         assert!(referee.flags().is_empty(), "{:?}", referee.flags());
+    }
+
+    #[test]
+    fn of_two_dice_of_one_colour_read_unsure_the_more_surely_read_stays_where_it_was_read() {
+        // A game whose first placement takes one of two dice of one colour from the roll.
+        let (setup, start, roll, rolled, place, placed, other) = (0..200)
+            .find_map(|seed| {
+                let (setup, start, roll, rolled, place, placed) = opening(seed);
+                let (die, _) = placement(&place);
+                let other = *rolled_dice(&roll)
+                    .iter()
+                    .find(|d| d.color == die.color && **d != die)?;
+                Some((setup, start, roll, rolled, place, placed, other))
+            })
+            .unwrap();
+        let (die, pillar) = placement(&place);
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        show(
+            &mut referee,
+            &Observation::perfect(&rolled, 0, 0.0),
+            &mut frame,
+        );
+        // The die left in the roll area read as itself, unsure (75 %); the placed one read
+        // on its pillar as the other, unsure (33 %): both explanations match the table, and
+        // the one that contradicts only the weaker guess is the move.
+        let mut table = read_as(Observation::perfect(&placed, 0, 0.0), die, pillar, other);
+        for seen in &mut table.dice {
+            if seen.die == other {
+                seen.uncertain = true;
+                seen.confidence = if seen.place == pillar { 0.33 } else { 0.75 };
+            }
+        }
+        show(&mut referee, &table, &mut frame);
+        assert_eq!(referee.record().actions, vec![roll, place]);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
     }
 
     /// `die` read in another colour of the same value, one the roll does not hold.

@@ -214,6 +214,17 @@ pub(crate) struct Seen {
     /// roll this table does not show or reads unsure. Only ever fills the roll read here up
     /// to its size; never compared.
     pub roll_before: Vec<Die>,
+    /// The dice read unsure, with the reader's confidence in its guess (per mille): only a
+    /// tie-breaker ([`Seen::doubted_guesses`]).
+    pub unsure_dice: Vec<UnsureDie>,
+}
+
+/// A die read unsure: where, the reader's guess, and how sure of it the reader was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct UnsureDie {
+    pub place: Place,
+    pub guess: Die,
+    pub confidence_permille: u16,
 }
 
 impl Seen {
@@ -423,6 +434,13 @@ impl Seen {
                 die: d.die,
                 uncertain: d.uncertain,
             };
+            if d.uncertain {
+                seen.unsure_dice.push(UnsureDie {
+                    place: d.place,
+                    guess: d.die,
+                    confidence_permille: (d.confidence.clamp(0.0, 1.0) * 1000.0).round() as u16,
+                });
+            }
             match d.place {
                 Place::Tower {
                     tower,
@@ -562,22 +580,44 @@ impl Seen {
         })
     }
 
-    /// This table with every reading taken as sure: the reader's best guesses.
-    pub fn best_guesses(&self) -> Seen {
+    /// This table with every meeple reading taken as sure: the reader's best guesses of
+    /// ranks (its guesses of dice are weighed by [`Seen::doubted_guesses`]).
+    pub fn best_meeple_guesses(&self) -> Seen {
         let mut sure = self.clone();
         for piece in sure.towers.iter_mut().flatten() {
-            match &mut piece.piece {
-                Piece::Die(r) => r.uncertain = false,
-                Piece::Meeple(r) => r.uncertain = false,
+            if let Piece::Meeple(r) = &mut piece.piece {
+                r.uncertain = false;
             }
-        }
-        for r in sure.roll.iter_mut().chain(&mut sure.pool) {
-            r.uncertain = false;
         }
         for r in sure.spellbooks.values_mut().flatten() {
             r.uncertain = false;
         }
         sure
+    }
+
+    /// How much of the reader's confidence in its unsure guesses `expected` contradicts (per
+    /// mille, summed): a guess contradicted is a die the game does not have where it was
+    /// read. Among explanations that agree as well with the readings, the one that
+    /// contradicts only the guesses the reader was least sure of (two pink dice of a roll,
+    /// both read unsure, one placed: the one read more surely in the roll area stayed there).
+    pub fn doubted_guesses(&self, expected: &Expected) -> u32 {
+        let contradicted = |unsure: &UnsureDie| match unsure.place {
+            Place::RollArea => !expected.roll.contains(&unsure.guess),
+            Place::ManaPool => !expected.pool.contains(&unsure.guess),
+            Place::Tower {
+                tower,
+                pillar,
+                buried: false,
+                ..
+            } => !expected.pillars[tower.index()][pillar.index()]
+                .dice
+                .contains(&unsure.guess),
+            _ => false,
+        };
+        (self.unsure_dice.iter())
+            .filter(|u| contradicted(u))
+            .map(|u| u32::from(u.confidence_permille))
+            .sum()
     }
 
     pub fn roll_dice(&self) -> Vec<Die> {
