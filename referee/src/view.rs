@@ -275,46 +275,43 @@ impl Seen {
     /// in its player's reserve while that reserve shows fewer meeples than the game has
     /// there, else dropped when read unsure. One table for each such space (a bonus may have
     /// put a meeple on another space of the same board meanwhile), then one without all of
-    /// them. The reserve row
-    /// runs along the board's edge, and a far board seen at a shallow angle puts a meeple's
-    /// base a few millimetres off in depth (on a rendered game whose camera found only the
-    /// near markers, Blue's reserve meeples stood on its spell slots frame after frame); the
-    /// reader now and then takes a slot's pips beside the board's coloured edge for an
-    /// unsure meeple of that colour.
+    /// them. The reserve row runs along the board's edge, and a far board seen at a shallow
+    /// angle puts a meeple's base a few millimetres off in depth (on a rendered game whose
+    /// camera found only the near markers, Blue's reserve meeples stood on its spell slots
+    /// frame after frame); the reader now and then takes a slot's pips beside the board's
+    /// coloured edge for an unsure meeple of that colour.
     fn without_spellbook_meeple(&self, expected: &Expected) -> Vec<Seen> {
+        // Takes the meeple off the space in `table`; false when it is neither missing from
+        // the reserve nor read unsure.
+        let take = |table: &mut Seen, player: PlayerColor, spell: SpellId| {
+            let in_reserve = expected.reserves.get(&player).copied().unwrap_or(0);
+            let reserve = table.reserves.entry(player).or_default();
+            let space = table.spellbooks.entry((player, spell)).or_default();
+            let Some(reading) = space.last().copied() else {
+                return false;
+            };
+            if reserve.len() < in_reserve {
+                reserve.push(reading.meeple);
+            } else if !reading.uncertain {
+                return false;
+            }
+            space.pop();
+            if space.is_empty() {
+                table.spellbooks.remove(&(player, spell));
+            }
+            true
+        };
         let mut tables: Vec<Seen> = Vec::new();
         let mut all = self.clone();
-        for (&(player, spell), meeples) in &self.spellbooks {
-            let Some(reading) = meeples.last() else {
-                continue;
-            };
+        for &(player, spell) in self.spellbooks.keys() {
             if expected.spellbooks.contains_key(&(player, spell)) {
                 continue;
             }
-            let seen_in_reserve = self.reserves.get(&player).map_or(0, Vec::len);
-            let in_reserve = expected.reserves.get(&player).copied().unwrap_or(0);
-            let returned = seen_in_reserve < in_reserve;
-            if !returned && !reading.uncertain {
-                continue;
-            }
-            let take = |table: &mut Seen| {
-                if returned {
-                    table
-                        .reserves
-                        .entry(player)
-                        .or_default()
-                        .push(reading.meeple);
-                }
-                let space = table.spellbooks.entry((player, spell)).or_default();
-                space.pop();
-                if space.is_empty() {
-                    table.spellbooks.remove(&(player, spell));
-                }
-            };
             let mut table = self.clone();
-            take(&mut table);
-            take(&mut all);
-            tables.push(table);
+            if take(&mut table, player, spell) {
+                tables.push(table);
+                take(&mut all, player, spell);
+            }
         }
         if tables.len() > 1 {
             tables.push(all);
