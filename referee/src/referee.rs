@@ -623,11 +623,11 @@ impl Referee {
                 seen.doubted_guesses(&expected),
             )
         };
-        let least = solutions.iter().map(doubt).min().unwrap_or_default();
-        let solutions: Vec<Solution> = solutions
-            .iter()
-            .filter(|s| doubt(s) == least)
-            .cloned()
+        let doubts: Vec<_> = solutions.iter().map(doubt).collect();
+        let least = doubts.iter().min().copied().unwrap_or_default();
+        let solutions: Vec<Solution> = (solutions.iter().zip(&doubts))
+            .filter(|(_, d)| **d == least)
+            .map(|(s, _)| s.clone())
             .collect();
         let Some(first) = solutions.first() else {
             return;
@@ -1152,13 +1152,7 @@ mod tests {
         };
         // Another die of the roll lies behind the one about to be placed.
         let hidden = *dice.iter().find(|d| **d != die).unwrap();
-        let mut referee = referee(&setup);
-        let mut frame = 0;
-        show(
-            &mut referee,
-            &Observation::perfect(&start, 0, 0.0),
-            &mut frame,
-        );
+        let (mut referee, mut frame) = started_table(&setup, &start);
         let throw = without(
             Observation::perfect(&rolled, 0, 0.0),
             hidden,
