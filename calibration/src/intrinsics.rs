@@ -71,6 +71,11 @@ fn focal_from_homographies(homographies: &[Matrix3<f64>], cx: f64, cy: f64) -> O
     (den > 0.0 && inverse_square > 0.0).then(|| 1.0 / inverse_square.sqrt())
 }
 
+/// Marker corners of a single view (eight markers) from which its main distortion term is
+/// estimated with its focal length: with fewer, spread over less of the frame, the two
+/// trade off against the pose.
+pub const DISTORTION_CORNERS: usize = 32;
+
 /// Estimates the intrinsics of a camera of `width_px` by `height_px` from one or more views
 /// of the mat (each the observations of one frame).
 pub fn calibrate_intrinsics(
@@ -108,9 +113,13 @@ pub fn calibrate_intrinsics(
         let pose = pose_from_homography(h, &start).ok_or(CalibrationError::Degenerate)?;
         poses.push(refine_pose(pose, &start, view));
     }
-    // What the views can tell apart: one view fixes the focal length (when tilted), a
-    // second the main distortion term, three or more the rest.
+    // What the views can tell apart: one view fixes the focal length (when tilted), and
+    // the main distortion term too when its markers spread over the frame; a second view
+    // that term, three or more the rest.
     let (free, estimated): (&[usize], &'static str) = match views.len() {
+        1 if inliers[0].len() >= DISTORTION_CORNERS => {
+            (&[0, 4], "focal length and radial distortion k1 (one view)")
+        }
         1 => (&[0], "focal length (one view)"),
         2 => (&[0, 4], "focal length and radial distortion k1 (two views)"),
         _ => (

@@ -165,8 +165,13 @@ pub struct MarkerDetector {
 
 impl MarkerDetector {
     pub fn new(layout: &MatLayout, width: usize, height: usize) -> Result<Self, CalibrationError> {
-        let config = DecodeTagsConfig::new(vec![family_kind(&layout.marker_family)?])
+        let mut config = DecodeTagsConfig::new(vec![family_kind(&layout.marker_family)?])
             .map_err(|e| CalibrationError::Detector(e.to_string()))?;
+        // Black from white at the midpoint of each tile's range, as the AprilTag library
+        // splits them. kornia's default (a third of the way up) let the mat's far markers,
+        // small and soft in a webcam's frame, merge with the dark cells inside: on 118
+        // frames of the rendered games it found 966 of 1,416 markers, the midpoint 1,249.
+        config.threshold_split = 0.5;
         let decoder = AprilTagDecoder::new(config, ImageSize { width, height })
             .map_err(|e| CalibrationError::Detector(e.to_string()))?;
         Ok(Self {

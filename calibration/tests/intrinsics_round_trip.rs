@@ -71,6 +71,33 @@ fn one_tilted_view_gives_the_focal_length() {
 }
 
 #[test]
+fn one_view_of_the_whole_mat_gives_the_focal_length_and_the_distortion() {
+    let layout = MatLayout::a2();
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    let (view, _) = observe(&true_camera(), &layout, |_| true, 0.3, 0.0, &mut rng);
+    let fit = calibrate_intrinsics(&[view], 1280, 720, &mut rng).unwrap();
+    let lens = fit.intrinsics;
+    assert!(
+        relative(lens.fx_px, 900.0) < 0.03,
+        "focal {:.1} px",
+        lens.fx_px
+    );
+    assert!((lens.k1 - webcam().k1).abs() < 0.02, "k1 {:.3}", lens.k1);
+    assert!(fit.reprojection_median_px < 0.5, "{fit:?}");
+}
+
+#[test]
+fn one_view_of_a_few_markers_leaves_the_distortion_alone() {
+    // Five markers: the focal length and the distortion would trade off against the pose.
+    let layout = MatLayout::a2();
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    let (view, _) = observe(&true_camera(), &layout, |id| id < 5, 0.3, 0.0, &mut rng);
+    let fit = calibrate_intrinsics(&[view], 1280, 720, &mut rng).unwrap();
+    assert_eq!(fit.intrinsics.k1, 0.0);
+    assert_eq!(fit.estimated, "focal length (one view)");
+}
+
+#[test]
 fn several_views_give_focal_length_principal_point_and_distortion() {
     let layout = MatLayout::a2();
     let mut rng = ChaCha8Rng::seed_from_u64(12);
