@@ -1407,6 +1407,61 @@ mod tests {
     }
 
     #[test]
+    fn an_unsure_die_read_under_an_extra_meeple_as_it_lands_is_no_move_but_a_sure_one_is() {
+        let catalogue = TileCatalogue::arkhanos();
+        // The first random game where a bonus puts a meeple alone on a pillar.
+        let (setup, record, bonus, (tower, pillar)) = (0..1000)
+            .find_map(|seed| {
+                let (setup, record) = random_game(seed);
+                record
+                    .actions
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, a)| match *a {
+                        Action::BonusMeeple {
+                            to: BonusTarget::Pillar { tower, pillar },
+                            ..
+                        } => Some((setup.clone(), record.clone(), i, (tower, pillar))),
+                        _ => None,
+                    })
+            })
+            .expect("a game of the first thousand seeds with a bonus meeple on a pillar");
+        let after = (record.actions[..=bonus].iter())
+            .try_fold(setup.start(&catalogue).unwrap(), |s, a| s.play(a))
+            .unwrap();
+        let level = after.towers()[tower.index()].level;
+        let with_phantom = |uncertain: bool| {
+            let mut table = Observation::perfect(&after, 0, 0.0);
+            table.dice.push(crate::observation::SeenDie {
+                die: Die::new(rules::DieColor::Pink, rules::DieValue::ALL[5]),
+                place: Place::Tower {
+                    tower,
+                    level,
+                    pillar,
+                    buried: false,
+                },
+                confidence: 0.26,
+                uncertain,
+            });
+            table
+        };
+        for uncertain in [true, false] {
+            let (mut referee, mut frame, _) = played_table(&setup, &record.actions[..bonus]);
+            show(&mut referee, &with_phantom(uncertain), &mut frame);
+            if uncertain {
+                // The meeple's base read as a die: the bonus is confirmed all the same.
+                assert_eq!(referee.record().actions, record.actions[..=bonus]);
+                assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
+            } else {
+                assert!(
+                    referee.active_desync().is_some() || referee.active_flag().is_some(),
+                    "a sure die under an extra meeple taken as nothing"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn a_bonus_meeple_on_the_space_of_another_value_says_the_die_just_placed_was_misread() {
         let catalogue = TileCatalogue::arkhanos();
         // The first random game where a die goes on a spell pillar, its bonus meeple on the

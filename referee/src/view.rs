@@ -232,7 +232,8 @@ impl Seen {
     /// when the table as read is not explained: meeples in place with their known rank,
     /// unsure dice beside lone meeples dropped; a meeple read on an empty spellbook space put
     /// back in the reserve or dropped; the roll's die misread on its pillar or in
-    /// the mana pool; both. Only those that differ from the table.
+    /// the mana pool; both; last, unsure dice beside meeples new on empty pillars dropped.
+    /// Only those that differ from the table.
     pub(crate) fn corrected(&self, expected: &Expected) -> Vec<Seen> {
         let mut known = self.clone();
         known.keep_known_ranks(expected);
@@ -247,7 +248,36 @@ impl Seen {
         if differs {
             corrected.extend(known.with_roll_die_misread(expected));
         }
+        let mut lone = known;
+        lone.drop_dice_beside_new_meeples(expected);
+        if lone != *self && !corrected.contains(&lone) {
+            corrected.push(lone);
+        }
         corrected
+    }
+
+    /// Dice read unsure on a top floor's pillar that the game has empty, beside a meeple seen
+    /// there, are dropped: a bonus's extra meeple arrives alone, and the reader now and then
+    /// reads a die into a lone meeple's base (a rendered game held in a desync by such a
+    /// phantom from the moment Green's extra meeple landed). Tried last, once the table is
+    /// read as the placement of a die that the reader is unsure of in every other way.
+    fn drop_dice_beside_new_meeples(&mut self, expected: &Expected) {
+        for tower in TowerId::ALL {
+            let t = tower.index();
+            let level = expected.levels[t];
+            for pillar in PillarIndex::ALL {
+                let look = &expected.pillars[t][pillar.index()];
+                let meeple_seen = self.towers[t]
+                    .iter()
+                    .any(|p| p.stands_on(level, pillar) && matches!(p.piece, Piece::Meeple(_)));
+                if !look.dice.is_empty() || !look.meeples.is_empty() || !meeple_seen {
+                    continue;
+                }
+                self.towers[t].retain(|p| {
+                    !p.stands_on(level, pillar) || !matches!(p.piece, Piece::Die(r) if r.uncertain)
+                });
+            }
+        }
     }
 
     /// Dice read unsure on a top floor's pillar where the game has a lone meeple (one a bonus
