@@ -611,15 +611,18 @@ impl Referee {
         events: &mut Vec<RefereeEvent>,
     ) {
         // Ties are broken by what the readings say beyond what the explanations had to
-        // match: the meeples seen in the reserves (sure readings there count twice) and the
+        // match: the meeples seen in the reserves (sure readings there count twice), the
         // reader's guesses of the meeples it was unsure of (an unsure meeple matches either
-        // rank), then by how sure the reader was of the guesses of dice each contradicts (an
-        // unsure die matches any die of its colour).
+        // rank) and the pieces each needs hidden on pillars that show nothing (twice: a
+        // floor seen emptied is more likely completed than hidden, while the far reserves
+        // are the hardest places to read), then by how sure the reader was of the guesses
+        // of dice each contradicts (an unsure die matches any die of its colour).
         let guesses = seen.best_meeple_guesses();
         let doubt = |s: &Solution| {
             let expected = Expected::of(&s.state);
+            let mismatch = compare(&expected, &guesses, false);
             (
-                2 * seen.reserve_difference(&s.state) + compare(&expected, &guesses, false).count,
+                2 * (seen.reserve_difference(&s.state) + mismatch.hidden) + mismatch.count,
                 seen.doubted_guesses(&expected),
             )
         };

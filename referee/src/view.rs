@@ -721,6 +721,10 @@ impl Seen {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Mismatch {
     pub count: usize,
+    /// Pieces the game has on pillars that show nothing at all: not counted (such a pillar
+    /// may be hidden behind a taller tower), but a reason to prefer an explanation that
+    /// needs none hidden.
+    pub hidden: usize,
     pub pillars: [[bool; 3]; 4],
     /// A floor was completed or added (pieces above the top floor, or the top floor buried),
     /// or its tile differs.
@@ -836,6 +840,9 @@ pub(crate) fn compare(expected: &Expected, seen: &Seen, words: bool) -> Mismatch
             let extra = extra_dice.len() + extra_meeples.len();
             let missing = missing_dice.len() + missing_meeples.len();
             let count = if extra > 0 { extra + missing } else { 0 };
+            if extra == 0 {
+                m.hidden += missing;
+            }
             if count > 0 {
                 m.count += count;
                 m.pillars[t][pillar.index()] = true;
