@@ -158,24 +158,30 @@ impl MatArtwork {
 
 /// Finds the mat's markers in frames of one size.
 pub struct MarkerDetector {
-    decoder: AprilTagDecoder,
+    /// kornia's split of black from white (a third of the way up each tile's range), which
+    /// keeps a marker's black border apart from dark print beside it; then the midpoint, as
+    /// the AprilTag library splits them, for the markers the first missed.
+    decoders: [AprilTagDecoder; 2],
+    /// The mat's marker ids: the second pass runs only while some are missing.
+    marker_ids: Vec<u32>,
     width: usize,
     height: usize,
 }
 
 impl MarkerDetector {
     pub fn new(layout: &MatLayout, width: usize, height: usize) -> Result<Self, CalibrationError> {
-        let mut config = DecodeTagsConfig::new(vec![family_kind(&layout.marker_family)?])
-            .map_err(|e| CalibrationError::Detector(e.to_string()))?;
-        // Black from white at the midpoint of each tile's range, as the AprilTag library
-        // splits them. kornia's default (a third of the way up) let the mat's far markers,
-        // small and soft in a webcam's frame, merge with the dark cells inside: on 118
-        // frames of the rendered games it found 966 of 1,416 markers, the midpoint 1,249.
-        config.threshold_split = 0.5;
-        let decoder = AprilTagDecoder::new(config, ImageSize { width, height })
-            .map_err(|e| CalibrationError::Detector(e.to_string()))?;
+        let decoder = |threshold_split: Option<f32>| {
+            let mut config = DecodeTagsConfig::new(vec![family_kind(&layout.marker_family)?])
+                .map_err(|e| CalibrationError::Detector(e.to_string()))?;
+            if let Some(split) = threshold_split {
+                config.threshold_split = split;
+            }
+            AprilTagDecoder::new(config, ImageSize { width, height })
+                .map_err(|e| CalibrationError::Detector(e.to_string()))
+        };
         Ok(Self {
-            decoder,
+            decoders: [decoder(None)?, decoder(Some(0.5))?],
+            marker_ids: layout.markers.iter().map(|m| m.id).collect(),
             width,
             height,
         })
@@ -186,6 +192,11 @@ impl MarkerDetector {
         (self.width, self.height)
     }
 
+    /// The markers in `frame`. kornia's threshold alone lost the mat's far markers, small
+    /// and soft in a webcam's frame, into the dark cells inside them (on 118 frames of the
+    /// rendered games it found 966 of their 1,416 markers, the two passes 1,249), while the
+    /// midpoint alone merged a sharp print's marker with the print beside it (a corner 1.3
+    /// px off): each marker is taken from the first pass that finds it.
     pub fn detect(&mut self, frame: &GrayFrame) -> Result<Vec<MarkerDetection>, CalibrationError> {
         if (frame.width, frame.height) != (self.width, self.height) {
             return Err(CalibrationError::Detector(format!(
@@ -199,29 +210,41 @@ impl MarkerDetector {
         };
         let image: Image<u8, 1> = Image::new(size, frame.pixels.clone())
             .map_err(|e| CalibrationError::Detector(e.to_string()))?;
-        let detections = self
-            .decoder
-            .decode(&image)
-            .map_err(|e| CalibrationError::Detector(e.to_string()))?;
-        Ok(detections
-            .into_iter()
-            .map(|d| {
-                // kornia orders corners top-right, bottom-right, bottom-left, top-left, and
-                // puts pixel edges at whole numbers; the camera model puts pixel centres
-                // there (as OpenCV does), half a pixel further.
-                let c = |i: usize| {
-                    Point2::new(
-                        f64::from(d.quad.corners[i].x) - 0.5,
-                        f64::from(d.quad.corners[i].y) - 0.5,
-                    )
-                };
-                MarkerDetection {
-                    id: u32::from(d.id),
-                    corners_px: [c(3), c(0), c(1), c(2)],
-                    decision_margin: d.decision_margin,
+        let mut found: Vec<MarkerDetection> = Vec::new();
+        for decoder in &mut self.decoders {
+            let missing = |found: &[MarkerDetection]| {
+                (self.marker_ids.iter()).any(|id| found.iter().all(|d| d.id != *id))
+            };
+            if !missing(&found) {
+                break;
+            }
+            let detections = decoder
+                .decode(&image)
+                .map_err(|e| CalibrationError::Detector(e.to_string()))?;
+            for detection in detections.iter().map(detection_of) {
+                if found.iter().all(|d| d.id != detection.id) {
+                    found.push(detection);
                 }
-            })
-            .collect())
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// A kornia detection as ours. kornia orders corners top-right, bottom-right, bottom-left,
+/// top-left, and puts pixel edges at whole numbers; the camera model puts pixel centres
+/// there (as OpenCV does), half a pixel further.
+fn detection_of(d: &kornia_apriltag::decoder::Detection) -> MarkerDetection {
+    let c = |i: usize| {
+        Point2::new(
+            f64::from(d.quad.corners[i].x) - 0.5,
+            f64::from(d.quad.corners[i].y) - 0.5,
+        )
+    };
+    MarkerDetection {
+        id: u32::from(d.id),
+        corners_px: [c(3), c(0), c(1), c(2)],
+        decision_margin: d.decision_margin,
     }
 }
 

@@ -451,7 +451,8 @@ impl Referee {
             return events;
         }
         // Not explained as read: the readings the rules say must be misread, put right.
-        for fixed in seen.corrected(&Expected::of(&self.state)) {
+        let expected = Expected::of(&self.state);
+        for fixed in seen.corrected(&expected) {
             let solutions = self.explained(&pending, &fixed);
             if !solutions.is_empty() {
                 self.settle_on(&solutions, &fixed, frame, &mut events);
@@ -459,6 +460,13 @@ impl Referee {
             }
             if let Some(attempt) = illegal_attempt(&self.state, &pending, &fixed) {
                 self.flag(attempt, pending, frame, &mut events);
+                return events;
+            }
+        }
+        if let Some(fixed) = seen.without_dice_under_new_meeples(&expected) {
+            let solutions = self.explained(&pending, &fixed);
+            if !solutions.is_empty() {
+                self.settle_on(&solutions, &fixed, frame, &mut events);
                 return events;
             }
         }

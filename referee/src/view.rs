@@ -232,8 +232,7 @@ impl Seen {
     /// when the table as read is not explained: meeples in place with their known rank,
     /// unsure dice beside lone meeples dropped; a meeple read on an empty spellbook space put
     /// back in the reserve or dropped; the roll's die misread on its pillar or in
-    /// the mana pool; both; last, unsure dice beside meeples new on empty pillars dropped.
-    /// Only those that differ from the table.
+    /// the mana pool; both. Only those that differ from the table.
     pub(crate) fn corrected(&self, expected: &Expected) -> Vec<Seen> {
         let mut known = self.clone();
         known.keep_known_ranks(expected);
@@ -248,19 +247,25 @@ impl Seen {
         if differs {
             corrected.extend(known.with_roll_die_misread(expected));
         }
-        let mut lone = known;
-        lone.drop_dice_beside_new_meeples(expected);
-        if lone != *self && !corrected.contains(&lone) {
-            corrected.push(lone);
-        }
         corrected
     }
 
-    /// Dice read unsure on a top floor's pillar that the game has empty, beside a meeple seen
-    /// there, are dropped: a bonus's extra meeple arrives alone, and the reader now and then
-    /// reads a die into a lone meeple's base (a rendered game held in a desync by such a
-    /// phantom from the moment Green's extra meeple landed). Tried last, once the table is
-    /// read as the placement of a die that the reader is unsure of in every other way.
+    /// This table (meeples in place with their known rank) without the dice read unsure on
+    /// a top floor's pillar that the game has empty, beside a meeple seen there: a bonus's
+    /// extra meeple arrives alone, and the reader now and then reads a die into a lone
+    /// meeple's base (a rendered game held in a desync by such a phantom from the moment
+    /// Green's extra meeple landed). Tried after [`Seen::corrected`], for an explanation
+    /// only: a move called illegal must not rest on a die dropped as a guess. `None` when
+    /// no die is dropped.
+    pub(crate) fn without_dice_under_new_meeples(&self, expected: &Expected) -> Option<Seen> {
+        let mut known = self.clone();
+        known.keep_known_ranks(expected);
+        known.drop_dice_beside_lone_meeples(expected);
+        let mut lone = known.clone();
+        lone.drop_dice_beside_new_meeples(expected);
+        (lone != known).then_some(lone)
+    }
+
     fn drop_dice_beside_new_meeples(&mut self, expected: &Expected) {
         for tower in TowerId::ALL {
             let t = tower.index();
