@@ -12,7 +12,8 @@ use calibration::intrinsics::{
 use calibration::tracker::MIN_MARKERS;
 use calibration::{
     Camera, CameraFit, GrayFrame, Intrinsics, MarkerDetection, MarkerDetector, MatArtwork,
-    MatLayout, Paper, PrintPage, SavedCalibration, fit_camera, observations, view_quality,
+    MatLayout, Observation, Paper, PrintPage, SavedCalibration, fit_camera, observations,
+    view_quality,
 };
 use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref};
 use rand::SeedableRng;
@@ -257,11 +258,12 @@ pub(crate) struct ViewFit {
     pub fit: std::result::Result<CameraFit, String>,
 }
 
-/// The lens of one view of the mat, when its markers are enough to tell it from the pose
-/// ([`DISTORTION_CORNERS`]) and what they give is a webcam's (a focal length within half
-/// and twice a typical webcam's, barrel distortion no stronger than a wide-angle webcam's).
+/// The lens of one view of the mat, when its markers are enough to tell the focal length
+/// and the main distortion term from the pose ([`DISTORTION_CORNERS`] of them kept by the
+/// fit) and what they give is a webcam's: a focal length within half and twice a typical
+/// webcam's, radial distortion within a wide-angle webcam's barrel and a little pincushion.
 fn lens_of_view(
-    seen: &[calibration::Observation],
+    seen: &[Observation],
     typical: &Intrinsics,
     size: [usize; 2],
     rng: &mut ChaCha8Rng,
@@ -272,15 +274,21 @@ fn lens_of_view(
     let fit = calibrate_intrinsics(&[seen.to_vec()], size[0] as u32, size[1] as u32, rng).ok()?;
     let lens = fit.intrinsics;
     let focal = lens.fx_px / typical.fx_px;
-    ((0.5..2.0).contains(&focal) && (-0.45..0.15).contains(&lens.k1)).then_some(lens)
+    (fit.inliers
+        .iter()
+        .all(|view| view.len() >= DISTORTION_CORNERS)
+        && (0.5..2.0).contains(&focal)
+        && (-0.45..0.15).contains(&lens.k1))
+    .then_some(lens)
 }
 
 /// Finds the mat's markers in `frame` and fits the camera to them. The lens is estimated
 /// from the view when enough markers are found (its focal length and main distortion
-/// term), else a typical webcam's lens is taken; the pose is trusted only
-/// when it is plausible and fits the markers well. On the rendered games' first frames the
-/// estimated lens halved the markers' reprojection error and its focal length came within
-/// a few percent of the true one where the typical lens was up to a third off.
+/// term), else, or when the estimate is not a webcam's, a typical webcam's lens is taken;
+/// the pose is trusted only when it is plausible and fits the markers well. On the
+/// rendered games' first frames the estimated lens halved the markers' reprojection error
+/// and its focal length came within a few percent of the true one where the typical lens
+/// was up to a third off.
 pub(crate) fn fit_view(layout: &MatLayout, frame: &GrayFrame) -> Result<ViewFit> {
     let size = [frame.width, frame.height];
     let detections = detect(layout, frame)?;

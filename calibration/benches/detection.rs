@@ -1,4 +1,5 @@
-//! Marker detection and camera fit per 1280x720 frame of the rendered A2 mat, on one core:
+//! Marker detection and camera fit per 1280x720 frame of the rendered A2 mat, and marker
+//! detection on a rendered game's frame, on one core:
 //! `cargo bench -p tablesight-calibration --bench detection`.
 
 use std::hint::black_box;
@@ -34,6 +35,7 @@ fn detection(c: &mut Criterion) {
         height: game.height() as usize,
         pixels: game.into_raw(),
     };
+    assert!(detector.detect(&game).is_ok_and(|d| d.len() >= 8));
     c.bench_function("detect_markers_game_frame_1280x720", |b| {
         b.iter(|| black_box(detector.detect(&game)));
     });

@@ -36,7 +36,7 @@ fn c_apriltag(detector: &mut apriltag::Detector, frame: &GrayFrame) -> Found {
         .detect(&image)
         .iter()
         .map(|d| {
-            // Pixel edges at whole numbers, like kornia's; see `MarkerDetector::detect`.
+            // Pixel edges at whole numbers, like kornia's; see `detection_of` in markers.rs.
             let corners = d.corners().map(|[x, y]| Point2::new(x - 0.5, y - 0.5));
             (d.id() as u32, corners)
         })

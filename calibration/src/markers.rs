@@ -221,8 +221,11 @@ impl MarkerDetector {
             let detections = decoder
                 .decode(&image)
                 .map_err(|e| CalibrationError::Detector(e.to_string()))?;
+            // A pass keeps all it finds (two quads with one id, a misread among them, are
+            // left to the fit's outlier rejection), but none an earlier pass found.
+            let earlier = found.len();
             for detection in detections.iter().map(detection_of) {
-                if found.iter().all(|d| d.id != detection.id) {
+                if found[..earlier].iter().all(|d| d.id != detection.id) {
                     found.push(detection);
                 }
             }

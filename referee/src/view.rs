@@ -234,9 +234,7 @@ impl Seen {
     /// back in the reserve or dropped; the roll's die misread on its pillar or in
     /// the mana pool; both. Only those that differ from the table.
     pub(crate) fn corrected(&self, expected: &Expected) -> Vec<Seen> {
-        let mut known = self.clone();
-        known.keep_known_ranks(expected);
-        known.drop_dice_beside_lone_meeples(expected);
+        let known = self.known(expected);
         let differs = known != *self;
         let mut corrected = Vec::new();
         if differs {
@@ -250,6 +248,15 @@ impl Seen {
         corrected
     }
 
+    /// This table with the meeples in place in their known rank and the unsure dice beside
+    /// lone meeples dropped: the first correction, and the ground of the others.
+    fn known(&self, expected: &Expected) -> Seen {
+        let mut known = self.clone();
+        known.keep_known_ranks(expected);
+        known.drop_dice_beside_lone_meeples(expected);
+        known
+    }
+
     /// This table (meeples in place with their known rank) without the dice read unsure on
     /// a top floor's pillar that the game has empty, beside a meeple seen there: a bonus's
     /// extra meeple arrives alone, and the reader now and then reads a die into a lone
@@ -258,9 +265,7 @@ impl Seen {
     /// only: a move called illegal must not rest on a die dropped as a guess. `None` when
     /// no die is dropped.
     pub(crate) fn without_dice_under_new_meeples(&self, expected: &Expected) -> Option<Seen> {
-        let mut known = self.clone();
-        known.keep_known_ranks(expected);
-        known.drop_dice_beside_lone_meeples(expected);
+        let known = self.known(expected);
         let mut lone = known.clone();
         lone.drop_dice_beside_new_meeples(expected);
         (lone != known).then_some(lone)
@@ -275,12 +280,9 @@ impl Seen {
                 let meeple_seen = self.towers[t]
                     .iter()
                     .any(|p| p.stands_on(level, pillar) && matches!(p.piece, Piece::Meeple(_)));
-                if !look.dice.is_empty() || !look.meeples.is_empty() || !meeple_seen {
-                    continue;
+                if look.dice.is_empty() && look.meeples.is_empty() && meeple_seen {
+                    self.drop_unsure_dice_on(tower, level, pillar);
                 }
-                self.towers[t].retain(|p| {
-                    !p.stands_on(level, pillar) || !matches!(p.piece, Piece::Die(r) if r.uncertain)
-                });
             }
         }
     }
@@ -296,14 +298,18 @@ impl Seen {
             let level = expected.levels[t];
             for pillar in PillarIndex::ALL {
                 let look = &expected.pillars[t][pillar.index()];
-                if !look.dice.is_empty() || look.meeples.is_empty() {
-                    continue;
+                if look.dice.is_empty() && !look.meeples.is_empty() {
+                    self.drop_unsure_dice_on(tower, level, pillar);
                 }
-                self.towers[t].retain(|p| {
-                    !p.stands_on(level, pillar) || !matches!(p.piece, Piece::Die(r) if r.uncertain)
-                });
             }
         }
+    }
+
+    /// Drops the dice read unsure on `pillar` of `tower`'s floor at `level`.
+    fn drop_unsure_dice_on(&mut self, tower: TowerId, level: u8, pillar: PillarIndex) {
+        self.towers[tower.index()].retain(|p| {
+            !p.stands_on(level, pillar) || !matches!(p.piece, Piece::Die(r) if r.uncertain)
+        });
     }
 
     /// This table without one meeple seen on a spellbook space the game has empty: put back
@@ -726,9 +732,9 @@ impl Seen {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Mismatch {
     pub count: usize,
-    /// Pieces the game has on pillars that show nothing at all: not counted (such a pillar
-    /// may be hidden behind a taller tower), but a reason to prefer an explanation that
-    /// needs none hidden.
+    /// Pieces the game has on pillars where they are not seen and nothing seen contradicts
+    /// the game (a pillar showing nothing may be hidden behind a taller tower, a die under
+    /// its meeple): not counted, but a reason to prefer an explanation that needs fewer.
     pub hidden: usize,
     pub pillars: [[bool; 3]; 4],
     /// A floor was completed or added (pieces above the top floor, or the top floor buried),
