@@ -1479,6 +1479,66 @@ mod tests {
     }
 
     #[test]
+    fn a_buried_die_read_unsure_through_the_new_floor_is_no_move_but_a_sure_die_there_is() {
+        let catalogue = TileCatalogue::arkhanos();
+        // The first random game where a placement completes a floor, scored at once.
+        let (setup, record, placed, tower) = (0..1000)
+            .find_map(|seed| {
+                let (setup, record) = random_game(seed);
+                let mut state = setup.start(&catalogue).ok()?;
+                for (i, action) in record.actions.iter().enumerate() {
+                    let next = state.clone().play(action).ok()?;
+                    if let Action::Place { tower, .. } = *action
+                        && next.tower(tower).level > state.tower(tower).level
+                    {
+                        return Some((setup, record, i, tower));
+                    }
+                    state = next;
+                }
+                None
+            })
+            .expect("a game of the first thousand seeds with a floor completed by a placement");
+        let after = (record.actions[..=placed].iter())
+            .try_fold(setup.start(&catalogue).unwrap(), |s, a| s.play(a))
+            .unwrap();
+        let top = after.tower(tower);
+        let buried = *top.buried_dice.last().unwrap();
+        let pillar = PillarIndex::ALL
+            .into_iter()
+            .find(|&p| top.pillar(p).is_none())
+            .unwrap();
+        let seen_through = |uncertain: bool| {
+            let mut table = Observation::perfect(&after, 0, 0.0);
+            table.dice.push(crate::observation::SeenDie {
+                die: Die::new(buried.color, buried.value.opposite()),
+                place: Place::Tower {
+                    tower,
+                    level: top.level,
+                    pillar,
+                    buried: false,
+                },
+                confidence: 0.3,
+                uncertain,
+            });
+            table
+        };
+        for uncertain in [true, false] {
+            let (mut referee, mut frame, _) = played_table(&setup, &record.actions[..placed]);
+            show(&mut referee, &seen_through(uncertain), &mut frame);
+            if uncertain {
+                // The die of the floor below, read unsure through the new floor.
+                assert_eq!(referee.record().actions, record.actions[..=placed]);
+                assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
+            } else {
+                assert!(
+                    referee.active_desync().is_some() || referee.active_flag().is_some(),
+                    "a sure die alone on the new floor taken as nothing"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn a_bonus_meeple_on_the_space_of_another_value_says_the_die_just_placed_was_misread() {
         let catalogue = TileCatalogue::arkhanos();
         // The first random game where a die goes on a spell pillar, its bonus meeple on the
