@@ -1107,6 +1107,32 @@ mod tests {
         (referee, frame, state)
     }
 
+    /// A referee shown `actions` up to `at`, then the table after `actions[at]` with a
+    /// phantom die (`table(uncertain)`): read unsure, the action is confirmed and nothing
+    /// else; read surely, the die is no move of the game (a desync or a flag).
+    fn assert_a_phantom_read_unsure_is_no_move(
+        setup: &GameSetup,
+        actions: &[Action],
+        at: usize,
+        table: impl Fn(bool) -> Observation,
+    ) {
+        for uncertain in [true, false] {
+            let (mut referee, mut frame, _) = played_table(setup, &actions[..at]);
+            // (An end of turn is confirmed with the move after it.)
+            assert!(actions[..at].starts_with(&referee.record().actions));
+            show(&mut referee, &table(uncertain), &mut frame);
+            if uncertain {
+                assert_eq!(referee.record().actions, actions[..=at]);
+                assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
+            } else {
+                assert!(
+                    referee.active_desync().is_some() || referee.active_flag().is_some(),
+                    "a die read surely where the game has none taken as nothing"
+                );
+            }
+        }
+    }
+
     /// A referee shown the start of the game, then its first roll; the next frame's number.
     fn rolled_table(setup: &GameSetup, start: &GameState, rolled: &GameState) -> (Referee, u64) {
         let (mut referee, mut frame) = started_table(setup, start);
@@ -1400,23 +1426,8 @@ mod tests {
             });
             table
         };
-        for uncertain in [true, false] {
-            let (mut referee, mut frame, _) = played_table(&setup, &record.actions[..placed_at]);
-            // (An end of turn is confirmed with the move after it.)
-            assert!(record.actions[..placed_at].starts_with(&referee.record().actions));
-            show(&mut referee, &with_phantom(uncertain), &mut frame);
-            if uncertain {
-                // The meeple's base read as a die: the placement is confirmed all the same.
-                assert_eq!(referee.record().actions, record.actions[..=placed_at]);
-                assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
-            } else {
-                // A die read surely beside the lone meeple is no move of the game.
-                assert!(
-                    referee.active_desync().is_some() || referee.active_flag().is_some(),
-                    "a sure die beside a lone meeple taken as nothing"
-                );
-            }
-        }
+        // The meeple's base read as a die: the placement is confirmed all the same.
+        assert_a_phantom_read_unsure_is_no_move(&setup, &record.actions, placed_at, with_phantom);
     }
 
     #[test]
@@ -1462,20 +1473,8 @@ mod tests {
             });
             table
         };
-        for uncertain in [true, false] {
-            let (mut referee, mut frame, _) = played_table(&setup, &record.actions[..bonus]);
-            show(&mut referee, &with_phantom(uncertain), &mut frame);
-            if uncertain {
-                // The meeple's base read as a die: the bonus is confirmed all the same.
-                assert_eq!(referee.record().actions, record.actions[..=bonus]);
-                assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
-            } else {
-                assert!(
-                    referee.active_desync().is_some() || referee.active_flag().is_some(),
-                    "a sure die under an extra meeple taken as nothing"
-                );
-            }
-        }
+        // The meeple's base read as a die: the bonus is confirmed all the same.
+        assert_a_phantom_read_unsure_is_no_move(&setup, &record.actions, bonus, with_phantom);
     }
 
     #[test]
@@ -1522,20 +1521,8 @@ mod tests {
             });
             table
         };
-        for uncertain in [true, false] {
-            let (mut referee, mut frame, _) = played_table(&setup, &record.actions[..placed]);
-            show(&mut referee, &seen_through(uncertain), &mut frame);
-            if uncertain {
-                // The die of the floor below, read unsure through the new floor.
-                assert_eq!(referee.record().actions, record.actions[..=placed]);
-                assert!(referee.desyncs().is_empty(), "{:?}", referee.desyncs());
-            } else {
-                assert!(
-                    referee.active_desync().is_some() || referee.active_flag().is_some(),
-                    "a sure die alone on the new floor taken as nothing"
-                );
-            }
-        }
+        // The die of the floor below, read unsure through the new floor.
+        assert_a_phantom_read_unsure_is_no_move(&setup, &record.actions, placed, seen_through);
     }
 
     #[test]
