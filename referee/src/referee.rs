@@ -1133,6 +1133,51 @@ mod tests {
         }
     }
 
+    /// The first of the first thousand random games with an action after which `find`
+    /// finds what to test (given the action and the states before and after it): the
+    /// set-up, the record, the action's index, the state after it and what was found.
+    fn first_action_where<T>(
+        find: impl Fn(&Action, &GameState, &GameState) -> Option<T>,
+    ) -> Option<(GameSetup, rules::GameRecord, usize, GameState, T)> {
+        let catalogue = TileCatalogue::arkhanos();
+        (0..1000).find_map(|seed| {
+            let (setup, record) = random_game(seed);
+            let mut state = setup.start(&catalogue).ok()?;
+            for (i, action) in record.actions.iter().enumerate() {
+                let next = state.clone().play(action).ok()?;
+                if let Some(found) = find(action, &state, &next) {
+                    return Some((setup, record, i, next, found));
+                }
+                state = next;
+            }
+            None
+        })
+    }
+
+    /// `state`'s table with a die the game does not have there read on `pillar` of
+    /// `tower`'s floor at `level`, with `confidence`, unsure or not.
+    fn with_phantom_die(
+        state: &GameState,
+        die: Die,
+        (tower, level, pillar): (TowerId, u8, PillarIndex),
+        confidence: f32,
+        uncertain: bool,
+    ) -> Observation {
+        let mut table = Observation::perfect(state, 0, 0.0);
+        table.dice.push(crate::observation::SeenDie {
+            die,
+            place: Place::Tower {
+                tower,
+                level,
+                pillar,
+                buried: false,
+            },
+            confidence,
+            uncertain,
+        });
+        table
+    }
+
     /// A referee shown the start of the game, then its first roll; the next frame's number.
     fn rolled_table(setup: &GameSetup, start: &GameState, rolled: &GameState) -> (Referee, u64) {
         let (mut referee, mut frame) = started_table(setup, start);
@@ -1410,117 +1455,57 @@ mod tests {
         let after = (record.actions[..=placed_at].iter())
             .try_fold(setup.start(&catalogue).unwrap(), |s, a| s.play(a))
             .unwrap();
-        let (tower, level, pillar) = lone;
-        let with_phantom = |uncertain: bool| {
-            let mut table = Observation::perfect(&after, 0, 0.0);
-            table.dice.push(crate::observation::SeenDie {
-                die: Die::new(rules::DieColor::Purple, rules::DieValue::ALL[1]),
-                place: Place::Tower {
-                    tower,
-                    level,
-                    pillar,
-                    buried: false,
-                },
-                confidence: 0.2,
-                uncertain,
-            });
-            table
-        };
+        let phantom = Die::new(rules::DieColor::Purple, rules::DieValue::ALL[1]);
+        let with_phantom =
+            |uncertain: bool| with_phantom_die(&after, phantom, lone, 0.2, uncertain);
         // The meeple's base read as a die: the placement is confirmed all the same.
         assert_a_phantom_read_unsure_is_no_move(&setup, &record.actions, placed_at, with_phantom);
     }
 
     #[test]
     fn an_unsure_die_read_under_an_extra_meeple_as_it_lands_is_no_move_but_a_sure_one_is() {
-        let catalogue = TileCatalogue::arkhanos();
         // The first random game where a bonus puts a meeple alone on a pillar, and the
         // meeple stays there (its floor not completed by it).
-        let (setup, record, bonus, (tower, pillar)) = (0..1000)
-            .find_map(|seed| {
-                let (setup, record) = random_game(seed);
-                let mut state = setup.start(&catalogue).ok()?;
-                for (i, action) in record.actions.iter().enumerate() {
-                    let next = state.clone().play(action).ok()?;
-                    if let Action::BonusMeeple {
-                        to: BonusTarget::Pillar { tower, pillar },
-                        ..
-                    } = *action
-                        && next.tower(tower).level == state.tower(tower).level
-                    {
-                        return Some((setup, record, i, (tower, pillar)));
-                    }
-                    state = next;
-                }
-                None
+        let (setup, record, bonus, after, (tower, pillar)) =
+            first_action_where(|action, before, after| match *action {
+                Action::BonusMeeple {
+                    to: BonusTarget::Pillar { tower, pillar },
+                    ..
+                } if after.tower(tower).level == before.tower(tower).level => Some((tower, pillar)),
+                _ => None,
             })
             .expect("a game of the first thousand seeds with a bonus meeple left on a pillar");
-        let after = (record.actions[..=bonus].iter())
-            .try_fold(setup.start(&catalogue).unwrap(), |s, a| s.play(a))
-            .unwrap();
-        let level = after.tower(tower).level;
-        let with_phantom = |uncertain: bool| {
-            let mut table = Observation::perfect(&after, 0, 0.0);
-            table.dice.push(crate::observation::SeenDie {
-                die: Die::new(rules::DieColor::Pink, rules::DieValue::ALL[5]),
-                place: Place::Tower {
-                    tower,
-                    level,
-                    pillar,
-                    buried: false,
-                },
-                confidence: 0.26,
-                uncertain,
-            });
-            table
-        };
+        let place = (tower, after.tower(tower).level, pillar);
+        let phantom = Die::new(rules::DieColor::Pink, rules::DieValue::ALL[5]);
+        let with_phantom =
+            |uncertain: bool| with_phantom_die(&after, phantom, place, 0.26, uncertain);
         // The meeple's base read as a die: the bonus is confirmed all the same.
         assert_a_phantom_read_unsure_is_no_move(&setup, &record.actions, bonus, with_phantom);
     }
 
     #[test]
     fn a_buried_die_read_unsure_through_the_new_floor_is_no_move_but_a_sure_die_there_is() {
-        let catalogue = TileCatalogue::arkhanos();
         // The first random game where a placement completes a floor, scored at once.
-        let (setup, record, placed, tower) = (0..1000)
-            .find_map(|seed| {
-                let (setup, record) = random_game(seed);
-                let mut state = setup.start(&catalogue).ok()?;
-                for (i, action) in record.actions.iter().enumerate() {
-                    let next = state.clone().play(action).ok()?;
-                    if let Action::Place { tower, .. } = *action
-                        && next.tower(tower).level > state.tower(tower).level
-                    {
-                        return Some((setup, record, i, tower));
-                    }
-                    state = next;
+        let (setup, record, placed, after, tower) =
+            first_action_where(|action, before, after| match *action {
+                Action::Place { tower, .. }
+                    if after.tower(tower).level > before.tower(tower).level =>
+                {
+                    Some(tower)
                 }
-                None
+                _ => None,
             })
             .expect("a game of the first thousand seeds with a floor completed by a placement");
-        let after = (record.actions[..=placed].iter())
-            .try_fold(setup.start(&catalogue).unwrap(), |s, a| s.play(a))
-            .unwrap();
         let top = after.tower(tower);
         let buried = *top.buried_dice.last().unwrap();
         let pillar = PillarIndex::ALL
             .into_iter()
             .find(|&p| top.pillar(p).is_none())
             .unwrap();
-        let seen_through = |uncertain: bool| {
-            let mut table = Observation::perfect(&after, 0, 0.0);
-            table.dice.push(crate::observation::SeenDie {
-                die: Die::new(buried.color, buried.value.opposite()),
-                place: Place::Tower {
-                    tower,
-                    level: top.level,
-                    pillar,
-                    buried: false,
-                },
-                confidence: 0.3,
-                uncertain,
-            });
-            table
-        };
+        let through = Die::new(buried.color, buried.value.opposite());
+        let place = (tower, top.level, pillar);
+        let seen_through =
+            |uncertain: bool| with_phantom_die(&after, through, place, 0.3, uncertain);
         // The die of the floor below, read unsure through the new floor.
         assert_a_phantom_read_unsure_is_no_move(&setup, &record.actions, placed, seen_through);
     }
