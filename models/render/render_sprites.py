@@ -6,7 +6,8 @@ and bearing and a sky of random strength. Dice vary as real dice do: clear, fros
 (swirls of cloudy plastic inside) and milky translucent plastic; edge radii of 1.0 to 3.4 mm;
 white or off-white pips, painted on or engraved; some sets with an emblem for the six (read as
 6); some dice resting tilted (against another die, on a meeple's foot). Besides the game's four
-colours, "other" dice of other games: translucent in other colours and opaque. Meeples stand
+colours, "other" dice of other games: translucent in other colours and opaque, half of them
+with dark pips. Meeples stand
 or lie on their back. Every view is rendered three times:
 on a black ground, on a white ground, and the white ground alone. From those the script keeps
 two images per sprite, so that the Rust compositor can put the object on any background:
@@ -23,7 +24,7 @@ Output (one call writes all of it, reproducibly from --seed):
 
 Run: scripts/setup-render, then
     .venv-render/bin/python models/render/render_sprites.py --out synth/sprites
-(the defaults make 392 sprites at 128 px and 64 samples; a translucent die takes 3-10 s on one core).
+(the defaults make 472 sprites at 128 px and 64 samples; a translucent die takes 3-10 s on one core).
 """
 
 from __future__ import annotations
@@ -59,15 +60,25 @@ DIE_TINTS = {
 }
 # Dice of other games: translucent tints (linear RGB) and opaque bodies with their pips.
 OTHER_TINTS = [(0.95, 0.2, 0.15), (0.3, 0.9, 0.35), (1.0, 0.55, 0.12), (0.2, 0.85, 0.85), (0.9, 0.9, 0.92)]
+# Half of them are light with dark pips, the most common dice of all (the real datasets'
+# white dice with black pips among them).
 OTHER_OPAQUE = [
     ((0.8, 0.8, 0.78), (0.02, 0.02, 0.02)),
+    ((0.85, 0.84, 0.8), (0.03, 0.03, 0.03)),
+    ((0.7, 0.7, 0.7), (0.02, 0.02, 0.025)),
+    ((0.85, 0.75, 0.5), (0.02, 0.02, 0.02)),
+    ((0.82, 0.8, 0.62), (0.25, 0.03, 0.02)),
+    ((0.75, 0.62, 0.68), (0.02, 0.02, 0.06)),
     ((0.02, 0.02, 0.025), (0.85, 0.85, 0.85)),
     ((0.55, 0.03, 0.03), (0.85, 0.85, 0.8)),
     ((0.03, 0.12, 0.45), (0.85, 0.85, 0.8)),
     ((0.05, 0.3, 0.08), (0.85, 0.85, 0.8)),
-    ((0.85, 0.75, 0.5), (0.02, 0.02, 0.02)),
+    ((0.6, 0.35, 0.02), (0.85, 0.85, 0.8)),
+    ((0.02, 0.25, 0.25), (0.85, 0.8, 0.55)),
 ]
 PIP_PAINTS = {"white": (0.85, 0.85, 0.85), "off-white": (0.8, 0.74, 0.58)}
+# Pips of translucent dice of other games: half of them dark (black, navy, dark red).
+DARK_PIPS = [(0.02, 0.02, 0.02), (0.02, 0.03, 0.12), (0.2, 0.02, 0.02)]
 # Plastic of translucent dice, with their weights: clear, frosted (rough surface), marbled
 # (swirls of cloudy plastic inside), milky (evenly cloudy).
 MATERIALS = {"clear": 0.4, "frosted": 0.2, "marbled": 0.25, "milky": 0.15}
@@ -448,6 +459,14 @@ class Sprites:
         return objects
 
 
+KINDS = ("dice", "other", "meeples")
+
+
+def kind_of(atlas: str, color: str) -> str:
+    """The kind of a sprite of `atlas` and `color`, as --kinds names it."""
+    return "other" if atlas == "dice" and color == "other" else atlas
+
+
 def die_look(color: str, rng: np.random.Generator) -> dict:
     """How one die looks: its plastic, edges and pips. Game dice are translucent; "other" dice
     are translucent in other colours or opaque."""
@@ -465,7 +484,12 @@ def die_look(color: str, rng: np.random.Generator) -> dict:
         look.update(body="opaque", color=body, pips=pips, engraved=False)
         return look
     look["body"] = str(rng.choice(list(MATERIALS), p=list(MATERIALS.values())))
-    look["color"] = DIE_TINTS[color] if color != "other" else OTHER_TINTS[rng.integers(len(OTHER_TINTS))]
+    if color != "other":
+        look["color"] = DIE_TINTS[color]
+        return look
+    look["color"] = OTHER_TINTS[rng.integers(len(OTHER_TINTS))]
+    if rng.random() < 0.5:
+        look["pips"] = DARK_PIPS[rng.integers(len(DARK_PIPS))]
     return look
 
 
@@ -494,16 +518,17 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=128, help="sprite side in pixels")
     parser.add_argument("--spp", type=int, default=64, help="samples per pixel")
     parser.add_argument("--views", type=int, default=10, help="views of each colour and value of the game's dice")
-    parser.add_argument("--other-views", type=int, default=12, help="views of each value of other dice")
+    parser.add_argument("--other-views", type=int, default=24, help="views of each value of other dice")
     parser.add_argument("--meeple-views", type=int, default=8, help="views of each meeple standing")
     parser.add_argument("--lying-views", type=int, default=3, help="views of each meeple lying")
     parser.add_argument("--tilted", type=float, default=0.25, help="share of dice resting tilted")
     parser.add_argument("--only", type=int, help="render N sprites drawn at random only (to try settings)")
     parser.add_argument(
         "--kinds",
-        default="dice,meeples",
-        help="render these only, keeping the other kind's sprites already in --out; the random"
-        " draws are those of a whole run, so parts rendered apart make the same sprites",
+        default=",".join(KINDS),
+        help="render these only (the game's dice, other dice, meeples), keeping the other kinds'"
+        " sprites already in --out; the random draws are those of a whole run, so parts rendered"
+        " apart make the same sprites",
     )
     parser.add_argument("--seed", type=int, default=2)
     args = parser.parse_args()
@@ -515,9 +540,21 @@ def main() -> None:
     started = time.time()
     index = {"format": "tablesight-sprites", "version": 2, "size_px": args.size, "dice": [], "meeples": []}
     kinds = args.kinds.split(",")
-    kept = json.loads((args.out / "sprites.json").read_text()) if set(kinds) != {"dice", "meeples"} else None
+    if not set(kinds) <= set(KINDS):
+        parser.error(f"--kinds: choose among {', '.join(KINDS)}")
+    kept = json.loads((args.out / "sprites.json").read_text()) if set(kinds) != set(KINDS) else None
+    cells = {"dice": [], "meeples": []}
     if kept is not None:
-        index.update({k: kept[k] for k in ("dice", "meeples") if k not in kinds})
+        # The kept sprites come first in their atlas, cut from the atlas already there.
+        for atlas, entries in cells.items():
+            image = np.asarray(Image.open(args.out / f"{atlas}.png").convert("RGB"))
+            for entry in kept[atlas]:
+                if kind_of(atlas, entry["color"]) in kinds:
+                    continue
+                r, c = divmod(entry["cell"], kept["columns"])
+                entries.append(image[r * 2 * args.size:(r + 1) * 2 * args.size, c * args.size:(c + 1) * args.size])
+                index[atlas].append({**entry, "cell": len(entries) - 1})
+        kept_cells = {atlas: len(entries) for atlas, entries in cells.items()}
     elevation = lambda: float(rng.uniform(28.0, 90.0))  # noqa: E731
     with tempfile.TemporaryDirectory() as tmp:
         sprites = Sprites(args.size, args.spp, Path(tmp))
@@ -532,7 +569,6 @@ def main() -> None:
                     jobs.append(("meeples", color, rank, elevation(), rng.uniform(0, 2 * math.pi), lying))
         if args.only:
             jobs = [jobs[i] for i in rng.choice(len(jobs), args.only, replace=False)]
-        cells = {"dice": [], "meeples": []}
         for n, (kind, color, what, elevation_deg, yaw, lying) in enumerate(jobs):
             light = sprites.light(rng)
             entry = {"color": color, "elevation_deg": round(elevation_deg, 2), "yaw_deg": round(math.degrees(yaw), 2)}
@@ -560,7 +596,7 @@ def main() -> None:
                 look_z = 4.0 if lying else 9.0
                 objects = sprites.meeple_objects(MEEPLE_PAINTS[color], what, yaw, lying)
                 entry.update(rank=what, pose="lying" if lying else "standing")
-            if kind not in kinds:
+            if kind_of(kind, color) not in kinds:
                 continue
             origin, camera = sprites.camera(elevation_deg, distance, fov, look_z)
             foreground, transmission = sprites.render(camera, light, objects)
@@ -593,8 +629,8 @@ def main() -> None:
             if n % 20 == 0:
                 print(f"{n + 1}/{len(jobs)} sprites, {time.time() - started:.0f} s", flush=True)
         for kind, images in cells.items():
-            if kind not in kinds or not images:
-                continue
+            if kept is not None and len(images) == kept_cells[kind]:
+                continue  # nothing rendered in this atlas
             columns = 16
             rows = math.ceil(len(images) / columns)
             atlas = np.zeros((rows * 2 * args.size, columns * args.size, 3), dtype=np.uint8)

@@ -280,8 +280,9 @@ impl Clutter {
             );
             clutter.hands.push(Hand::reaching(target, size_mm, rng));
         }
-        if rng.random_bool(0.5) {
-            for _ in 0..rng.random_range(1..4) {
+        // Dice of other games left about: the reader learns dice of every look from them.
+        if rng.random_bool(0.7) {
+            for _ in 0..rng.random_range(1..6) {
                 let (x, y) = (
                     rng.random_range(-50.0..w + 50.0),
                     rng.random_range(-50.0..h + 50.0),
