@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
 use crate::components::{
@@ -295,8 +296,10 @@ pub struct Turn {
     pub player: PlayerColor,
     pub placed: Option<Placement>,
     pub pending: Option<PendingBonus>,
-    /// Towers completed this turn and not yet scored, in the order they were completed.
-    pub completed: Vec<TowerId>,
+    /// Towers completed this turn and not yet scored, in the order they were completed
+    /// (each tower once at most: a list without an allocation, made in most turns of a
+    /// playout that complete a floor).
+    pub completed: ArrayVec<TowerId, 4>,
     /// The Change spells cast for the next placement (+1 or -1 each).
     pub change: i8,
     /// The colour Metamorphosis gives the next placement.
@@ -312,7 +315,7 @@ impl Turn {
             player,
             placed: None,
             pending: None,
-            completed: Vec::new(),
+            completed: ArrayVec::new(),
             change: 0,
             metamorphosis: None,
             arrived: [false; 6],
