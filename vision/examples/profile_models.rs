@@ -31,20 +31,26 @@ fn main() {
     let mut times = vec![0f64; plan.model().nodes().len()];
     for run in 0..WARM_UP + RUNS {
         state
-            .run_plan_with_eval(tvec![input.clone().into()], |context, op_state, node, inputs| {
-                let start = Instant::now();
-                let outputs = eval(context, op_state, node, inputs);
-                if run >= WARM_UP {
-                    times[node.id] += start.elapsed().as_secs_f64() * 1e3 / RUNS as f64;
-                }
-                outputs
-            })
+            .run_plan_with_eval(
+                tvec![input.clone().into()],
+                |context, op_state, node, inputs| {
+                    let start = Instant::now();
+                    let outputs = eval(context, op_state, node, inputs);
+                    if run >= WARM_UP {
+                        times[node.id] += start.elapsed().as_secs_f64() * 1e3 / RUNS as f64;
+                    }
+                    outputs
+                },
+            )
             .unwrap();
     }
     let total: f64 = times.iter().sum();
     let mut slowest: Vec<usize> = (0..times.len()).collect();
     slowest.sort_by(|&a, &b| times[b].total_cmp(&times[a]));
-    for id in slowest.into_iter().take_while(|&id| times[id] > 0.01 * total) {
+    for id in slowest
+        .into_iter()
+        .take_while(|&id| times[id] > 0.01 * total)
+    {
         let node = plan.model().node(id);
         let shape = plan
             .model()
