@@ -229,15 +229,18 @@ impl Cup {
     }
 }
 
+/// Whether (`x`, `y`) lies `margin` mm or more outside every zone of `keep_clear`.
+fn clear_of(keep_clear: &[[f64; 4]], x: f64, y: f64, margin: f64) -> bool {
+    keep_clear
+        .iter()
+        .all(|z| x < z[0] - margin || x > z[2] + margin || y < z[1] - margin || y > z[3] + margin)
+}
+
 impl Clutter {
     /// A few cards and maybe a cup around the mat, away from the towers.
     pub fn random(size_mm: [f64; 2], keep_clear: &[[f64; 4]], rng: &mut impl Rng) -> Self {
         let [w, h] = size_mm;
-        let clear = |x: f64, y: f64, margin: f64| {
-            keep_clear.iter().all(|z| {
-                x < z[0] - margin || x > z[2] + margin || y < z[1] - margin || y > z[3] + margin
-            })
-        };
+        let clear = |x: f64, y: f64, margin: f64| clear_of(keep_clear, x, y, margin);
         let mut clutter = Clutter::default();
         for _ in 0..rng.random_range(0..4) {
             let (x, y) = (
@@ -280,23 +283,35 @@ impl Clutter {
             );
             clutter.hands.push(Hand::reaching(target, size_mm, rng));
         }
-        // Dice of other games left about: the reader learns dice of every look from them.
-        if rng.random_bool(0.7) {
-            for _ in 0..rng.random_range(1..6) {
-                let (x, y) = (
-                    rng.random_range(-50.0..w + 50.0),
-                    rng.random_range(-50.0..h + 50.0),
-                );
-                let value = DieValue::ALL[rng.random_range(0..6)];
-                if clear(x, y, 20.0) {
-                    clutter.stray_dice.push(StrayDie {
-                        center: (x, y),
-                        value,
-                    });
-                }
-            }
+        if rng.random_bool(0.5) {
+            let count = rng.random_range(1..4);
+            clutter.scatter_stray_dice(count, size_mm, keep_clear, rng);
         }
         clutter
+    }
+
+    /// Up to `count` dice of other games dropped about the table, away from `keep_clear`.
+    pub fn scatter_stray_dice(
+        &mut self,
+        count: usize,
+        size_mm: [f64; 2],
+        keep_clear: &[[f64; 4]],
+        rng: &mut impl Rng,
+    ) {
+        let [w, h] = size_mm;
+        for _ in 0..count {
+            let (x, y) = (
+                rng.random_range(-50.0..w + 50.0),
+                rng.random_range(-50.0..h + 50.0),
+            );
+            let value = DieValue::ALL[rng.random_range(0..6)];
+            if clear_of(keep_clear, x, y, 20.0) {
+                self.stray_dice.push(StrayDie {
+                    center: (x, y),
+                    value,
+                });
+            }
+        }
     }
 
     /// The tray and cards, lying on the mat or the table.

@@ -18,6 +18,8 @@ use crate::optics::{AutoExposure, Look};
 use crate::scene::{Frame, Scene, Shot, Studio, Truth};
 use crate::surface::TableSurface;
 
+/// Share of the training scenes with 1-4 more dice of other games about.
+const EXTRA_STRAY_SHARE: f64 = 0.5;
 /// Share of the scenes taken from close by (a phone photo, a webcam held near the table).
 const CLOSE_SHARE: f64 = 0.35;
 /// The share of dataset scenes with no mat on the table (dice on wood, cloth, a game box).
@@ -66,7 +68,33 @@ pub fn random_scene(
         let roll = zone(&studio.mat, "roll-area")?;
         scene.clutter.tray = Some(Tray::around(roll, &mut rng));
     }
+    // More dice of other games than a rendered game's table has (none): the reader learns
+    // dice of every look from them. Drawn last, so that games (which share `scene_of`)
+    // keep their random draws.
+    if rng.random_bool(EXTRA_STRAY_SHARE) {
+        let count = rng.random_range(1..5);
+        let size_mm = studio.mat.size_mm;
+        let keep_clear = keep_clear(studio);
+        scene
+            .clutter
+            .scatter_stray_dice(count, size_mm, &keep_clear, &mut rng);
+    }
     Ok(scene)
+}
+
+/// The mat's zones that clutter keeps away from: the towers, the roll area, the mana pool.
+fn keep_clear(studio: &Studio) -> Vec<[f64; 4]> {
+    [
+        "tower-a",
+        "tower-b",
+        "tower-c",
+        "tower-central",
+        "roll-area",
+        "mana-pool",
+    ]
+    .iter()
+    .filter_map(|name| zone(&studio.mat, name).ok())
+    .collect()
 }
 
 /// A scene of `state` with a random look and clutter.
@@ -78,17 +106,7 @@ pub fn scene_of(
     rng: &mut impl Rng,
 ) -> Scene {
     let table = lay_out(state, &studio.mat, seed);
-    let keep_clear: Vec<[f64; 4]> = [
-        "tower-a",
-        "tower-b",
-        "tower-c",
-        "tower-central",
-        "roll-area",
-        "mana-pool",
-    ]
-    .iter()
-    .filter_map(|name| zone(&studio.mat, name).ok())
-    .collect();
+    let keep_clear = keep_clear(studio);
     let paper_level = rng.random_range(205..250);
     Scene {
         shot,
