@@ -22,7 +22,7 @@ import onnxruntime as ort
 import torch
 from PIL import Image, ImageDraw
 
-from common import HEADS, READER_CONTEXT
+from common import DIE_COLORS, HEADS, READER_CONTEXT
 from train_reader import head, load_real, load_synth, to_input
 
 
@@ -68,9 +68,12 @@ def main() -> None:
         keep = (sources == source) & (real["value"] >= 0)
         sets.append((source, real["crops"][keep], real["value"][keep]))
     if args.synth:
+        # The game's dice and the dice of other games apart: the renders' looks differ most there.
         synth = load_synth(args.synth)
-        keep = synth["value"] >= 0
-        sets.append(("rendered", synth["crops"][keep], synth["value"][keep]))
+        other = synth["color"] == DIE_COLORS.index("other")
+        for name, part in (("rendered, game's dice", ~other), ("rendered, other dice", other)):
+            keep = part & (synth["value"] >= 0)
+            sets.append((name, synth["crops"][keep], synth["value"][keep]))
 
     worst = []
     for name, crops, truth in sets:
