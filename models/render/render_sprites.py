@@ -33,6 +33,7 @@ import argparse
 import json
 import math
 import os
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -460,6 +461,8 @@ class Sprites:
 
 
 KINDS = ("dice", "other", "meeples")
+# The kinds each atlas holds.
+ATLAS_KINDS = {"dice": {"dice", "other"}, "meeples": {"meeples"}}
 
 
 def kind_of(atlas: str, color: str) -> str:
@@ -528,7 +531,7 @@ def main() -> None:
         default=",".join(KINDS),
         help="render these only (the game's dice, other dice, meeples), keeping the other kinds'"
         " sprites already in --out; the random draws are those of a whole run, so parts rendered"
-        " apart make the same sprites",
+        " apart by one version of this script make the same sprites as a whole run of it",
     )
     parser.add_argument("--seed", type=int, default=2)
     args = parser.parse_args()
@@ -543,18 +546,22 @@ def main() -> None:
     if not set(kinds) <= set(KINDS):
         parser.error(f"--kinds: choose among {', '.join(KINDS)}")
     kept = json.loads((args.out / "sprites.json").read_text()) if set(kinds) != set(KINDS) else None
-    cells = {"dice": [], "meeples": []}
-    if kept is not None:
-        # The kept sprites come first in their atlas, cut from the atlas already there.
-        for atlas, entries in cells.items():
-            image = np.asarray(Image.open(args.out / f"{atlas}.png").convert("RGB"))
-            for entry in kept[atlas]:
-                if kind_of(atlas, entry["color"]) in kinds:
-                    continue
-                r, c = divmod(entry["cell"], kept["columns"])
-                entries.append(image[r * 2 * args.size:(r + 1) * 2 * args.size, c * args.size:(c + 1) * args.size])
-                index[atlas].append({**entry, "cell": len(entries) - 1})
-        kept_cells = {atlas: len(entries) for atlas, entries in cells.items()}
+    if kept is not None and kept["size_px"] != args.size:
+        parser.error(f"--size {args.size}: the sprites kept in {args.out} are of {kept['size_px']} px")
+    # The atlases written anew: those holding a kind rendered.
+    written = {atlas for atlas, held in ATLAS_KINDS.items() if held & set(kinds)}
+    cells = {atlas: [] for atlas in ATLAS_KINDS}
+    for atlas in ATLAS_KINDS.keys() - written:
+        index[atlas] = kept[atlas]
+    for atlas in written & kept.keys() if kept is not None else ():
+        # The kept sprites of an atlas written anew come first, cut from the atlas there.
+        image = np.asarray(Image.open(args.out / f"{atlas}.png").convert("RGB"))
+        for entry in kept[atlas]:
+            if kind_of(atlas, entry["color"]) in kinds:
+                continue
+            r, c = divmod(entry["cell"], kept["columns"])
+            cells[atlas].append(image[r * 2 * args.size:(r + 1) * 2 * args.size, c * args.size:(c + 1) * args.size])
+            index[atlas].append({**entry, "cell": len(cells[atlas]) - 1})
     elevation = lambda: float(rng.uniform(28.0, 90.0))  # noqa: E731
     with tempfile.TemporaryDirectory() as tmp:
         sprites = Sprites(args.size, args.spp, Path(tmp))
@@ -629,8 +636,8 @@ def main() -> None:
             if n % 20 == 0:
                 print(f"{n + 1}/{len(jobs)} sprites, {time.time() - started:.0f} s", flush=True)
         for kind, images in cells.items():
-            if kept is not None and len(images) == kept_cells[kind]:
-                continue  # nothing rendered in this atlas
+            if kind not in written or not images:
+                continue
             columns = 16
             rows = math.ceil(len(images) / columns)
             atlas = np.zeros((rows * 2 * args.size, columns * args.size, 3), dtype=np.uint8)
@@ -640,7 +647,12 @@ def main() -> None:
             Image.fromarray(atlas).save(args.out / f"{kind}.png", optimize=True)
         index["columns"] = 16
         index["seconds"] = round(time.time() - started + (kept["seconds"] if kept else 0.0), 1)
-        command = "models/render/render_sprites.py " + " ".join(
+        # Parts rendered apart make the same sprites as a whole run of the same script: each
+        # part says which version of the script it was.
+        version = subprocess.run(
+            ["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=Path(__file__).parent
+        ).stdout.strip()
+        command = f"models/render/render_sprites.py (at {version or 'an unknown commit'}) " + " ".join(
             f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if k != "out" and v is not None
         )
         index["command"] = command if kept is None else f"{kept['command']}; then {command}"

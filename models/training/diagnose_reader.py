@@ -77,6 +77,9 @@ def main() -> None:
 
     worst = []
     for name, crops, truth in sets:
+        if len(truth) == 0:
+            print(f"{name:22} no dice")
+            continue
         probs = read(session, crops, args.turns)
         value = head(torch.from_numpy(probs), "value").numpy()
         guess = value.argmax(1)

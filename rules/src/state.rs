@@ -296,10 +296,9 @@ pub struct Turn {
     pub player: PlayerColor,
     pub placed: Option<Placement>,
     pub pending: Option<PendingBonus>,
-    /// Towers completed this turn and not yet scored, in the order they were completed
-    /// (each tower once at most: a list without an allocation, made in most turns of a
-    /// playout that complete a floor).
-    pub completed: ArrayVec<TowerId, 4>,
+    /// Towers completed this turn and not yet scored while a bonus is pending, in the order
+    /// they were completed (each tower once at most, so the list needs no allocation).
+    pub completed: ArrayVec<TowerId, { TowerId::ALL.len() }>,
     /// The Change spells cast for the next placement (+1 or -1 each).
     pub change: i8,
     /// The colour Metamorphosis gives the next placement.

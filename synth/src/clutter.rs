@@ -291,7 +291,7 @@ impl Clutter {
     }
 
     /// Up to `count` dice of other games dropped about the table, away from `keep_clear`.
-    pub fn scatter_stray_dice(
+    pub(crate) fn scatter_stray_dice(
         &mut self,
         count: usize,
         size_mm: [f64; 2],

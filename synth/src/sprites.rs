@@ -565,40 +565,44 @@ mod tests {
     /// The value labelled is the pips rendered: a blob counter at 64 px agrees on the dice seen
     /// from 70 degrees and up (all six values, every plastic). Glare on clear plastic can join
     /// a pip or outshine a dim one, where a person still counts right: the counter may miss
-    /// on at most one die in twenty. A face mapping gone wrong misses on most. Translucent
-    /// dice with dark pips are left out: the far faces' pips show through as dark as the near
-    /// ones (as on real clear dice), which a person tells apart by their blur and a threshold
+    /// on at most one of the game's dice in thirty, and one die of other games in fifteen
+    /// (more tints, a near-white one among them, where white pips are faint; 32 of them are
+    /// seen from above). A face mapping gone wrong misses on most. Translucent dice
+    /// with dark pips are left out: the far faces' pips show through as dark as the near ones
+    /// (as on real clear dice), which a person tells apart by their blur and a threshold
     /// cannot.
     #[test]
     fn a_blob_counter_sees_the_value_on_dice_seen_from_above() {
         let sheet = SpriteSheet::embedded().unwrap();
         let mut checked = std::collections::BTreeSet::new();
-        let mut count = 0;
-        let mut wrong = Vec::new();
-        for sprite in sheet.dice.iter().chain(&sheet.other_dice).flatten() {
-            let look = sprite.die.as_ref().expect("die sprites say how they look");
-            let see_through_pips = look.body != "opaque" && look.pip_rgb.luminance() < 0.3;
-            if sprite.elevation_deg < 70.0 || look.tilt_deg > 0.0 || see_through_pips {
-                continue;
+        for (dice, one_miss_in) in [(&sheet.dice, 30), (&sheet.other_dice, 15)] {
+            let mut count = 0;
+            let mut wrong = Vec::new();
+            for sprite in dice.iter().flatten() {
+                let look = sprite.die.as_ref().expect("die sprites say how they look");
+                let see_through_pips = look.body != "opaque" && look.pip_rgb.luminance() < 0.3;
+                if sprite.elevation_deg < 70.0 || look.tilt_deg > 0.0 || see_through_pips {
+                    continue;
+                }
+                let expected = if look.emblem {
+                    1
+                } else {
+                    usize::from(look.value)
+                };
+                let seen = pips_seen(sprite, look);
+                if seen != expected {
+                    wrong.push(format!("{} {} seen as {seen}", look.value, look.body));
+                }
+                checked.insert((look.value, look.body.clone()));
+                count += 1;
             }
-            let expected = if look.emblem {
-                1
-            } else {
-                usize::from(look.value)
-            };
-            let seen = pips_seen(sprite, look);
-            if seen != expected {
-                wrong.push(format!("{} {} seen as {seen}", look.value, look.body));
-            }
-            checked.insert((look.value, look.body.clone()));
-            count += 1;
+            assert!(count >= 30, "only {count} dice seen from above");
+            assert!(
+                wrong.len() * one_miss_in <= count,
+                "{} of {count}: {wrong:?}",
+                wrong.len()
+            );
         }
-        assert!(count >= 60, "only {count} dice seen from above");
-        assert!(
-            wrong.len() * 20 <= count,
-            "{} of {count}: {wrong:?}",
-            wrong.len()
-        );
         let bodies: std::collections::BTreeSet<&str> =
             checked.iter().map(|c| c.1.as_str()).collect();
         assert_eq!(bodies.len(), 5, "{bodies:?}");

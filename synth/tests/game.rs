@@ -78,7 +78,8 @@ fn fingerprint(bytes: &[u8]) -> u64 {
 /// for training share the table's random draws with games, and a change meant for them
 /// alone (more dice of other games about) once moved every hand and staged placement of
 /// every game. If a change to the renderer is meant to change games, measure those figures
-/// again and write the new fingerprints here.
+/// again and write the new fingerprints here. The fingerprints are of the JPEG files: an
+/// update of the image crate's encoder changes them too, without changing the games.
 #[test]
 fn a_rendered_game_keeps_its_frames() {
     let studio = Studio::new().unwrap();

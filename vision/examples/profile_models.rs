@@ -25,7 +25,7 @@ fn main() {
         .and_then(|model| model.with_input_fact(0, f32::fact(&shape).into()))
         .and_then(|model| model.into_optimized())
         .and_then(|model| model.into_runnable())
-        .expect("the model loads");
+        .unwrap_or_else(|e| panic!("{file}: {e:#}"));
     let input = Tensor::zero::<f32>(&shape).unwrap();
     let mut state = SimpleState::new(&plan).unwrap();
     let mut times = vec![0f64; plan.model().nodes().len()];
