@@ -285,25 +285,25 @@ impl Clutter {
         }
         if rng.random_bool(0.5) {
             let count = rng.random_range(1..4);
-            clutter.scatter_stray_dice(count, size_mm, keep_clear, rng);
+            let [w, h] = size_mm;
+            let table = [-50.0, -50.0, w + 50.0, h + 50.0];
+            clutter.scatter_stray_dice(count, table, keep_clear, rng);
         }
         clutter
     }
 
-    /// Up to `count` dice of other games dropped about the table, away from `keep_clear`.
+    /// Up to `count` dice of other games dropped in `area` (left, top, right, bottom, mat
+    /// millimetres), away from `keep_clear`.
     pub(crate) fn scatter_stray_dice(
         &mut self,
         count: usize,
-        size_mm: [f64; 2],
+        area: [f64; 4],
         keep_clear: &[[f64; 4]],
         rng: &mut impl Rng,
     ) {
-        let [w, h] = size_mm;
+        let [left, top, right, bottom] = area;
         for _ in 0..count {
-            let (x, y) = (
-                rng.random_range(-50.0..w + 50.0),
-                rng.random_range(-50.0..h + 50.0),
-            );
+            let (x, y) = (rng.random_range(left..right), rng.random_range(top..bottom));
             let value = DieValue::ALL[rng.random_range(0..6)];
             if clear_of(keep_clear, x, y, 20.0) {
                 self.stray_dice.push(StrayDie {

@@ -37,22 +37,19 @@ pub fn random_scene(
 ) -> Result<Scene, SynthError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let state = random_state(&mut rng)?;
+    let mut close_target = None;
     let shot = if rng.random_bool(CLOSE_SHARE) {
-        let zones: Vec<[f64; 4]> = [
-            "tower-a",
-            "tower-b",
-            "tower-c",
-            "tower-central",
-            "roll-area",
-        ]
-        .iter()
-        .filter_map(|name| zone(&studio.mat, name).ok())
-        .collect();
+        let zones: Vec<[f64; 4]> = TOWER_ZONES
+            .iter()
+            .chain(&["roll-area"])
+            .filter_map(|name| zone(&studio.mat, name).ok())
+            .collect();
         let [l, t, r, b] = zones[rng.random_range(0..zones.len())];
         let target = (
             (l + r) / 2.0 + rng.random_range(-30.0..30.0),
             (t + b) / 2.0 + rng.random_range(-30.0..30.0),
         );
+        close_target = Some(target);
         Shot::close(target, width, height, &mut rng)
     } else {
         Shot::random(&studio.mat, width, height, &mut rng)
@@ -73,29 +70,41 @@ pub fn random_scene(
     // keep their random draws.
     if rng.random_bool(EXTRA_STRAY_SHARE) {
         let count = rng.random_range(1..5);
-        let size_mm = studio.mat.size_mm;
+        let [w, h] = studio.mat.size_mm;
+        let table = [-50.0, -50.0, w + 50.0, h + 50.0];
         let keep_clear = keep_clear(studio);
         scene
             .clutter
-            .scatter_stray_dice(count, size_mm, &keep_clear, &mut rng);
+            .scatter_stray_dice(count, table, &keep_clear, &mut rng);
+    }
+    // Close shots look at a tower or the roll area, where no clutter lies: without these,
+    // dice of other games are only ever seen far off and small, never as large and sharp as
+    // a photograph shows them. Here they may land in the roll area, never on a tower.
+    if let Some((x, y)) = close_target {
+        let count = rng.random_range(1..4);
+        let around = [x - 90.0, y - 90.0, x + 90.0, y + 90.0];
+        let towers: Vec<[f64; 4]> = TOWER_ZONES
+            .iter()
+            .filter_map(|name| zone(&studio.mat, name).ok())
+            .collect();
+        scene
+            .clutter
+            .scatter_stray_dice(count, around, &towers, &mut rng);
     }
     Ok(scene)
 }
 
 /// The mat's zones that clutter keeps away from: the towers, the roll area, the mana pool.
 fn keep_clear(studio: &Studio) -> Vec<[f64; 4]> {
-    [
-        "tower-a",
-        "tower-b",
-        "tower-c",
-        "tower-central",
-        "roll-area",
-        "mana-pool",
-    ]
-    .iter()
-    .filter_map(|name| zone(&studio.mat, name).ok())
-    .collect()
+    TOWER_ZONES
+        .iter()
+        .chain(&["roll-area", "mana-pool"])
+        .filter_map(|name| zone(&studio.mat, name).ok())
+        .collect()
 }
+
+/// The mat's zones of the four towers.
+const TOWER_ZONES: [&str; 4] = ["tower-a", "tower-b", "tower-c", "tower-central"];
 
 /// A scene of `state` with a random look and clutter.
 pub fn scene_of(
