@@ -39,11 +39,7 @@ pub fn random_scene(
     let state = random_state(&mut rng)?;
     let mut close_target = None;
     let shot = if rng.random_bool(CLOSE_SHARE) {
-        let zones: Vec<[f64; 4]> = TOWER_ZONES
-            .iter()
-            .chain(&["roll-area"])
-            .filter_map(|name| zone(&studio.mat, name).ok())
-            .collect();
+        let zones = zones_of(studio, &TOWER_ZONES, &["roll-area"]);
         let [l, t, r, b] = zones[rng.random_range(0..zones.len())];
         let target = (
             (l + r) / 2.0 + rng.random_range(-30.0..30.0),
@@ -72,7 +68,7 @@ pub fn random_scene(
         let count = rng.random_range(1..5);
         let [w, h] = studio.mat.size_mm;
         let table = [-50.0, -50.0, w + 50.0, h + 50.0];
-        let keep_clear = keep_clear(studio);
+        let keep_clear = zones_of(studio, &TOWER_ZONES, &KEEP_CLEAR_TOO);
         scene
             .clutter
             .scatter_stray_dice(count, table, &keep_clear, &mut rng);
@@ -83,10 +79,7 @@ pub fn random_scene(
     if let Some((x, y)) = close_target {
         let count = rng.random_range(1..4);
         let around = [x - 90.0, y - 90.0, x + 90.0, y + 90.0];
-        let towers: Vec<[f64; 4]> = TOWER_ZONES
-            .iter()
-            .filter_map(|name| zone(&studio.mat, name).ok())
-            .collect();
+        let towers = zones_of(studio, &TOWER_ZONES, &[]);
         scene
             .clutter
             .scatter_stray_dice(count, around, &towers, &mut rng);
@@ -94,17 +87,19 @@ pub fn random_scene(
     Ok(scene)
 }
 
-/// The mat's zones that clutter keeps away from: the towers, the roll area, the mana pool.
-fn keep_clear(studio: &Studio) -> Vec<[f64; 4]> {
-    TOWER_ZONES
+/// The mat's zones named in `names` and `more` (left, top, right, bottom, millimetres).
+fn zones_of(studio: &Studio, names: &[&str], more: &[&str]) -> Vec<[f64; 4]> {
+    names
         .iter()
-        .chain(&["roll-area", "mana-pool"])
+        .chain(more)
         .filter_map(|name| zone(&studio.mat, name).ok())
         .collect()
 }
 
 /// The mat's zones of the four towers.
 const TOWER_ZONES: [&str; 4] = ["tower-a", "tower-b", "tower-c", "tower-central"];
+/// The zones that clutter keeps away from besides the towers.
+const KEEP_CLEAR_TOO: [&str; 2] = ["roll-area", "mana-pool"];
 
 /// A scene of `state` with a random look and clutter.
 pub fn scene_of(
@@ -115,7 +110,7 @@ pub fn scene_of(
     rng: &mut impl Rng,
 ) -> Scene {
     let table = lay_out(state, &studio.mat, seed);
-    let keep_clear = keep_clear(studio);
+    let keep_clear = zones_of(studio, &TOWER_ZONES, &KEEP_CLEAR_TOO);
     let paper_level = rng.random_range(205..250);
     Scene {
         shot,
