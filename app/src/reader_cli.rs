@@ -226,6 +226,9 @@ struct Truth {
     box_px: [f32; 4],
     /// Counted in the figures (at least 90 % visible); others are neither found nor false.
     counted: bool,
+    /// False for a die that a meeple stands on (rendered scenes): no camera sees its value,
+    /// so it is read right with its colour and either the right value or an unsure reading.
+    value_shown: bool,
     /// Where it stands on the mat (rendered scenes, which know their camera).
     place: Option<MatPlace>,
 }
@@ -312,6 +315,7 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                         class: Some(format!("{:?}", die.die.color).to_lowercase()),
                         box_px: die.box_px.map(|v| v as f32),
                         counted: die.visible >= 0.9,
+                        value_shown: !labels.meeple_on(die),
                         place: mat_place(&die.place, players),
                     });
                 }
@@ -322,6 +326,7 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                         class: Some("other".into()),
                         box_px: die.box_px.map(|v| v as f32),
                         counted: die.visible >= 0.9,
+                        value_shown: true,
                         place: None,
                     });
                 }
@@ -332,6 +337,7 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                         class: Some(format!("{:?}", meeple.meeple.rank).to_lowercase()),
                         box_px: meeple.box_px.map(|v| v as f32),
                         counted: meeple.visible >= 0.9,
+                        value_shown: true,
                         place: mat_place(&meeple.place, players),
                     });
                 }
@@ -388,6 +394,7 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                         (cy + bh / 2.0) * h,
                     ],
                     counted: true,
+                    value_shown: true,
                     place: None,
                 });
             }
@@ -410,6 +417,10 @@ struct Tally {
     /// Found and the value (dice) or player (meeples) right.
     value_right: usize,
     uncertain: usize,
+    /// Counted dice that a meeple stands on (`Truth::value_shown`), and those of them found
+    /// and read right.
+    value_hidden: usize,
+    value_hidden_right: usize,
     /// Found items whose true place is known (rendered scenes), and those put there.
     placed: usize,
     placed_right: usize,
@@ -604,10 +615,12 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
                 *tally.place_misses.entry(miss).or_default() += 1;
             }
         }
-        let value_right = read.0 == truth.value;
+        // A value that no camera sees is right when the reading says it is unsure.
+        let value_right = read.0 == truth.value || (!truth.value_shown && *uncertain);
         let class_right = truth.class.as_ref().is_none_or(|c| *c == read.1);
         tally.value_right += usize::from(value_right);
         tally.read_right += usize::from(value_right && class_right);
+        tally.value_hidden_right += usize::from(!truth.value_shown && value_right && class_right);
         let band = &mut tally.by_size[size_band(truth.box_px)];
         band.found += 1;
         band.read_right += usize::from(value_right && class_right);
@@ -639,6 +652,7 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
             &mut figures.meeples
         };
         tally.counted += 1;
+        tally.value_hidden += usize::from(!truth.value_shown);
         tally.by_size[size_band(truth.box_px)].counted += 1;
         if !taken[i] {
             errors += 1;
@@ -691,6 +705,14 @@ fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<
             tally.uncertain,
             share(tally.sure_right, tally.sure),
         )?;
+        if tally.value_hidden > 0 {
+            writeln!(
+                out,
+                "  {} of them under a meeple, their value hidden: {:.2} % found and read right (the colour, and the value right or flagged unsure)",
+                tally.value_hidden,
+                share(tally.value_hidden_right, tally.value_hidden)
+            )?;
+        }
         if tally.placed > 0 {
             writeln!(
                 out,
@@ -739,4 +761,90 @@ fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vision::DieReading;
+
+    /// A blue 3 at the same place as `die_reading` below, its value shown or not.
+    fn blue_three(value_shown: bool) -> Truth {
+        Truth {
+            die: true,
+            value: 3,
+            class: Some("blue".into()),
+            box_px: [100.0, 100.0, 130.0, 130.0],
+            counted: true,
+            value_shown,
+            place: None,
+        }
+    }
+
+    fn die_reading(color: DieColor, value: u8, uncertain: bool) -> Reading {
+        Reading {
+            width: 640,
+            height: 480,
+            dice: vec![DieReading {
+                color,
+                value,
+                box_px: [101.0, 99.0, 131.0, 129.0],
+                confidence: 0.9,
+                value_confidence: 0.9,
+                color_confidence: 0.9,
+                uncertain,
+                place: None,
+            }],
+            meeples: Vec::new(),
+        }
+    }
+
+    /// Scores one reading of one die: (read right, errors of the picture).
+    fn score(truth: Truth, reading: &Reading) -> (usize, usize) {
+        let mut figures = Figures::default();
+        let errors = score_picture(&[truth], reading, &mut figures);
+        assert_eq!((figures.dice.counted, figures.dice.found), (1, 1));
+        (figures.dice.read_right, errors)
+    }
+
+    #[test]
+    fn a_die_under_a_meeple_is_read_right_unsure_or_with_its_value() {
+        // Its value shown: only the value counts, sure or not.
+        assert_eq!(
+            score(blue_three(true), &die_reading(DieColor::Blue, 3, false)),
+            (1, 0)
+        );
+        assert_eq!(
+            score(blue_three(true), &die_reading(DieColor::Blue, 5, true)),
+            (0, 1)
+        );
+        // Under a meeple: a sure wrong value is a silent guess; an unsure one says so.
+        assert_eq!(
+            score(blue_three(false), &die_reading(DieColor::Blue, 5, false)),
+            (0, 1)
+        );
+        assert_eq!(
+            score(blue_three(false), &die_reading(DieColor::Blue, 5, true)),
+            (1, 0)
+        );
+        assert_eq!(
+            score(blue_three(false), &die_reading(DieColor::Blue, 3, false)),
+            (1, 0)
+        );
+        // Its colour still shows.
+        assert_eq!(
+            score(blue_three(false), &die_reading(DieColor::Pink, 5, true)),
+            (0, 1)
+        );
+        let mut figures = Figures::default();
+        score_picture(
+            &[blue_three(false)],
+            &die_reading(DieColor::Blue, 5, true),
+            &mut figures,
+        );
+        assert_eq!(
+            (figures.dice.value_hidden, figures.dice.value_hidden_right),
+            (1, 1)
+        );
+    }
 }

@@ -4,8 +4,9 @@ Each rendered scene is a JPEG with its labels beside it. This cuts, from the ful
 frame, one crop per die and per meeple (same rule as prepare_real.py: CONTEXT_STORED times
 the longer box side, CROP_STORED_PX square) and two crops of places with nothing, with every
 label the reader learns: kind, value, colour, player, rank. A label that the pixels cannot
-show is -1 (not learnt): the value of a die less than 80 % visible (a meeple stands on it, a
-hand or a floor covers it), the colour of a die less than 40 % visible. Items less than 25 %
+show is -1 (not learnt): the value of a die that a meeple stands on (its top face is hidden
+however much of the die shows) or that is less than 80 % visible (a hand or a floor covers
+it), the colour of a die less than 40 % visible. Items less than 25 %
 visible are left out. Each crop also keeps its view's tilt: the angle in degrees between the
 table's normal and the ray from the item to the camera (0 straight from above; nothing crops
 0), for the reader to keep oblique dice upright (`train_reader.py --upright-tilt`).
@@ -53,6 +54,13 @@ def tilt(item: dict, camera: np.ndarray) -> float:
     return math.degrees(math.acos(min(1.0, abs(ray[2]) / max(np.linalg.norm(ray), 1e-9))))
 
 
+def meeple_on(die: dict, labels: dict) -> bool:
+    """Whether a meeple stands on the die, as `synth::Labels::meeple_on` says: a die on a
+    tower's open floor shares its pillar with the meeple placed on its top face."""
+    place = die["place"]
+    return place["zone"] == "tower" and not place["buried"] and any(m["place"] == place for m in labels["meeples"])
+
+
 def items(labels: dict):
     """(box, kind, value, colour, player, rank, tilt) of every labelled item, -1 where not
     shown."""
@@ -61,7 +69,8 @@ def items(labels: dict):
         visible = die["visible"]
         if visible < MIN_VISIBLE:
             continue
-        value = die["die"]["value"] - 1 if visible >= VALUE_VISIBLE else -1
+        shown = visible >= VALUE_VISIBLE and not meeple_on(die, labels)
+        value = die["die"]["value"] - 1 if shown else -1
         color = DIE_COLORS.index(die["die"]["color"]) if visible >= COLOR_VISIBLE else -1
         yield die["box_px"], KINDS.index("die"), value, color, -1, -1, tilt(die, camera)
     for die in labels.get("other_dice", []):

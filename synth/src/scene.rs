@@ -223,6 +223,16 @@ pub struct Labels {
     pub truth: Truth,
 }
 
+impl Labels {
+    /// Whether a meeple stands on `die`: it was placed with the die on a pillar of a tower's
+    /// open floor, on the die's top face, so no camera sees the value (its colour still
+    /// shows). `models/training/prepare_synth.py` asks the same of the labels.
+    pub fn meeple_on(&self, die: &DieLabel) -> bool {
+        matches!(die.place, Place::Tower { buried: false, .. })
+            && self.meeples.iter().any(|m| m.place == die.place)
+    }
+}
+
 /// A frame: the JPEG file's bytes and its labels.
 pub struct Frame {
     pub jpeg: Vec<u8>,

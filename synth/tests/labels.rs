@@ -4,6 +4,7 @@
 // A test that cannot render should fail loudly; helpers unwrap like tests do.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use calibration::quality::DIE_SIZE_MM;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rules::DieColor;
@@ -200,6 +201,32 @@ fn each_meeple_is_in_its_box() {
         }
     }
     assert!(checked >= 8, "only {checked} meeples checked");
+}
+
+#[test]
+fn the_labels_know_each_die_a_meeple_stands_on() {
+    let studio = Studio::new().unwrap();
+    let mut under = 0;
+    for seed in 0..6 {
+        let scene = random_scene(&studio, 200 + seed, SIZE.0, SIZE.1).unwrap();
+        let (_, labels) = render(&studio, &scene);
+        for die in labels.dice.iter().filter(|d| d.visible > 0.0) {
+            // A meeple stands on a die where it is drawn on the die's top face.
+            let on_top = labels.meeples.iter().any(|m| {
+                (m.table_mm.x_mm - die.table_mm.x_mm).abs() < 0.01
+                    && (m.table_mm.y_mm - die.table_mm.y_mm).abs() < 0.01
+                    && (m.table_mm.height_mm - die.table_mm.height_mm - DIE_SIZE_MM).abs() < 0.01
+            });
+            assert_eq!(
+                labels.meeple_on(die),
+                on_top,
+                "seed {seed}: {die:?} among {:?}",
+                labels.meeples
+            );
+            under += usize::from(on_top);
+        }
+    }
+    assert!(under >= 5, "only {under} dice under a meeple");
 }
 
 #[test]
