@@ -3,7 +3,8 @@
 CenterNet-style: per cell of a stride-4 grid a heat per class (focal loss on Gaussian
 peaks), the box's log size and the centre's offset in the cell (L1 at the peaks). Data: the
 real photos of prepare_real.py's train split (dice only; no meeples in them) and rendered
-scenes (`tablesight synth scenes`, dice and meeples at least 40 % visible; items less
+scenes (`tablesight synth scenes`, dice of the game and of other games and meeples at
+least 40 % visible; items less
 visible are neither taught as present nor as absent).
 
 Training crops are FINDER_CROP_PX squares of the picture rescaled around the inference scale
@@ -58,7 +59,9 @@ def synth_pictures(folder: Path) -> list[dict]:
     for label_path in sorted(folder.glob("scene-*.json")):
         labels = json.loads(label_path.read_text())
         items, ignored = [], []
-        for kind, key in ((0, "dice"), (1, "meeples")):
+        # The dice of other games are dice too: left out, they would teach the finder that a
+        # die unlike the game's is background (they were, up to finder run 7).
+        for kind, key in ((0, "dice"), (0, "other_dice"), (1, "meeples")):
             for item in labels[key]:
                 if item["visible"] >= PRESENT_VISIBLE:
                     items.append((kind, *item["box_px"]))
