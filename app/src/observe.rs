@@ -75,7 +75,9 @@ fn player_color(color: vision::MeepleColor) -> PlayerColor {
 }
 
 /// A located reading as the referee's observation of frame `frame`. Dice of a colour the
-/// game does not have (another game's dice) are left out.
+/// game does not have (another game's dice) are left out. A die on the pillar of a meeple
+/// is seen unsure: the meeple stands on its top face, so whatever value was read is a
+/// guess (its colour still shows).
 pub fn observation_of(
     reading: &Reading,
     seats: &[PlayerColor],
@@ -89,17 +91,6 @@ pub fn observation_of(
         levels_assumed: true,
         ..Observation::default()
     };
-    for die in &reading.dice {
-        let (Some(color), Some(value)) = (die_color(die.color), DieValue::new(die.value)) else {
-            continue;
-        };
-        observation.dice.push(SeenDie {
-            die: Die::new(color, value),
-            place: game_place(die.place.as_ref(), seats),
-            confidence: die.confidence,
-            uncertain: die.uncertain,
-        });
-    }
     for meeple in &reading.meeples {
         observation.meeples.push(SeenMeeple {
             meeple: Meeple {
@@ -112,6 +103,20 @@ pub fn observation_of(
             place: game_place(meeple.place.as_ref(), seats),
             confidence: meeple.confidence,
             uncertain: meeple.uncertain,
+        });
+    }
+    for die in &reading.dice {
+        let (Some(color), Some(value)) = (die_color(die.color), DieValue::new(die.value)) else {
+            continue;
+        };
+        let place = game_place(die.place.as_ref(), seats);
+        let under_meeple = matches!(place, Place::Tower { .. })
+            && observation.meeples.iter().any(|m| m.place == place);
+        observation.dice.push(SeenDie {
+            die: Die::new(color, value),
+            place,
+            confidence: die.confidence,
+            uncertain: die.uncertain || under_meeple,
         });
     }
     observation
@@ -329,6 +334,42 @@ mod tests {
             .observe(&image, &state, 2 * u64::from(TRACK_EVERY) + 1, 1.1)
             .unwrap();
         assert!(settled.covered.is_empty());
+    }
+
+    #[test]
+    fn a_die_under_a_meeple_is_seen_unsure() {
+        let pillar = |pillar| MatPlace::Tower {
+            tower: "tower-a".to_owned(),
+            level: 1,
+            pillar,
+        };
+        let die = |place: MatPlace| vision::DieReading {
+            color: vision::DieColor::Blue,
+            value: 4,
+            box_px: [0.0; 4],
+            confidence: 0.95,
+            value_confidence: 0.97,
+            color_confidence: 0.98,
+            uncertain: false,
+            place: Some(place),
+        };
+        let reading = Reading {
+            width: 1280,
+            height: 720,
+            dice: vec![die(pillar(1)), die(pillar(2)), die(MatPlace::RollArea)],
+            meeples: vec![vision::MeepleReading {
+                player: vision::MeepleColor::Red,
+                rank: vision::MeepleRank::Apprentice,
+                box_px: [0.0; 4],
+                confidence: 0.9,
+                uncertain: false,
+                place: Some(pillar(1)),
+            }],
+        };
+        let observation = observation_of(&reading, &[PlayerColor::Red, PlayerColor::Green], 7, 0.5);
+        let unsure: Vec<bool> = observation.dice.iter().map(|d| d.uncertain).collect();
+        // The die the meeple stands on; alone on the next pillar; in the roll area.
+        assert_eq!(unsure, [true, false, false]);
     }
 
     #[test]

@@ -52,13 +52,22 @@ IGNORE = -1
 
 
 def load_real(
-    path: Path, split: str, source_weights: dict[str, float] | None = None, colours: bool = False
+    path: Path,
+    split: str,
+    source_weights: dict[str, float] | None = None,
+    colours: bool = False,
+    leave_out: list[str] | None = None,
 ) -> dict[str, np.ndarray]:
     """The real crops of one split; `source_weights` weighs how often each dataset's crops
     are drawn (1 where unnamed); with `colours`, byler-d6's dice carry the colour classes
-    prepare_real.py gave them (from the dataset's unreviewed estimate)."""
+    prepare_real.py gave them (from the dataset's unreviewed estimate). `leave_out` drops
+    every group that holds a photo of the datasets named (their copies in other datasets
+    share their group)."""
     data = np.load(path)
     keep = data["splits"] == split
+    if leave_out:
+        left_out = np.unique(data["groups"][np.isin(data["sources"], leave_out)])
+        keep &= ~np.isin(data["groups"], left_out)
     crops = data["crops"][keep]
     values = data["values"][keep].astype(np.int64)
     n = len(crops)
@@ -340,6 +349,13 @@ def main() -> None:
         action="store_true",
         help="rendered dice too covered to show their value learn even odds for every value (unsure, not a guess)",
     )
+    parser.add_argument(
+        "--leave-out",
+        nargs="*",
+        default=[],
+        metavar="SOURCE",
+        help="train without these real datasets and their copies in others (dice nobody here has seen)",
+    )
     parser.add_argument("--real-only", action="store_true", help="train on real crops alone")
     parser.add_argument("--synth-only", action="store_true", help="train on rendered crops alone (the realism gap)")
     parser.add_argument(
@@ -361,7 +377,7 @@ def main() -> None:
     source_weights = {k: float(v) for k, v in (w.split("=") for w in args.source_weight)}
     parts = []
     if not args.synth_only:
-        parts.append(load_real(args.real, "train", source_weights, args.real_colours))
+        parts.append(load_real(args.real, "train", source_weights, args.real_colours, args.leave_out))
     if not args.real_only:
         parts += [load_synth(p) for p in args.synth]
     train = concat(parts)
