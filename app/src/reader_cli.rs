@@ -462,6 +462,8 @@ struct Figures {
     dice: Tally,
     meeples: Tally,
     false_items: usize,
+    /// False items flagged unsure (drawn dashed, weighed less by the referee).
+    false_unsure: usize,
     /// Pictures with the most misses and false items, worst first.
     worst: Vec<(String, usize)>,
     ms_per_picture: f64,
@@ -591,6 +593,7 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
                 .any(|t| !t.counted && distance(*at, centre(t.box_px)) / side(t.box_px) <= 0.5);
             if !on_hidden {
                 figures.false_items += 1;
+                figures.false_unsure += usize::from(*uncertain);
                 errors += 1;
             }
             continue;
@@ -750,9 +753,10 @@ fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<
     let counted = figures.dice.counted + figures.meeples.counted;
     writeln!(
         out,
-        "false items: {} ({:.2} % of the counted items)",
+        "false items: {} ({:.2} % of the counted items), {} of them unsure",
         figures.false_items,
-        share(figures.false_items, counted)
+        share(figures.false_items, counted),
+        figures.false_unsure
     )?;
     if !figures.worst.is_empty() {
         writeln!(out, "worst pictures (misses + misreadings + false items):")?;
@@ -846,5 +850,26 @@ mod tests {
             (figures.dice.value_hidden, figures.dice.value_hidden_right),
             (1, 1)
         );
+    }
+
+    #[test]
+    fn false_items_are_counted_with_those_flagged_unsure() {
+        let mut figures = Figures::default();
+        let far = || Truth {
+            box_px: [300.0, 300.0, 330.0, 330.0],
+            ..blue_three(true)
+        };
+        score_picture(
+            &[far()],
+            &die_reading(DieColor::Blue, 3, true),
+            &mut figures,
+        );
+        score_picture(
+            &[far()],
+            &die_reading(DieColor::Blue, 3, false),
+            &mut figures,
+        );
+        assert_eq!((figures.false_items, figures.false_unsure), (2, 1));
+        assert_eq!(figures.dice.found, 0);
     }
 }
