@@ -381,7 +381,8 @@ def main() -> None:
     if not args.real_only:
         parts += [load_synth(p) for p in args.synth]
     train = concat(parts)
-    val_real = load_real(args.real, "val", colours=args.real_colours)
+    # A dataset left out does not choose the weights either.
+    val_real = load_real(args.real, "val", colours=args.real_colours, leave_out=args.leave_out)
     val_synth = load_synth(args.synth_val) if args.synth_val.exists() else None
     # Each batch holds --real-share real crops, whatever the counts.
     share = args.real_share
