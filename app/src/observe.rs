@@ -356,20 +356,29 @@ mod tests {
         let reading = Reading {
             width: 1280,
             height: 720,
-            dice: vec![die(pillar(1)), die(pillar(2)), die(MatPlace::RollArea)],
-            meeples: vec![vision::MeepleReading {
-                player: vision::MeepleColor::Red,
-                rank: vision::MeepleRank::Apprentice,
-                box_px: [0.0; 4],
-                confidence: 0.9,
-                uncertain: false,
-                place: Some(pillar(1)),
-            }],
+            dice: vec![
+                die(pillar(1)),
+                die(pillar(2)),
+                die(MatPlace::RollArea),
+                die(MatPlace::Reserve { board: 1 }),
+            ],
+            meeples: [pillar(1), MatPlace::Reserve { board: 1 }]
+                .into_iter()
+                .map(|place| vision::MeepleReading {
+                    player: vision::MeepleColor::Red,
+                    rank: vision::MeepleRank::Apprentice,
+                    box_px: [0.0; 4],
+                    confidence: 0.9,
+                    uncertain: false,
+                    place: Some(place),
+                })
+                .collect(),
         };
         let observation = observation_of(&reading, &[PlayerColor::Red, PlayerColor::Green], 7, 0.5);
         let unsure: Vec<bool> = observation.dice.iter().map(|d| d.uncertain).collect();
-        // The die the meeple stands on; alone on the next pillar; in the roll area.
-        assert_eq!(unsure, [true, false, false]);
+        // The die the meeple stands on; alone on the next pillar; in the roll area; beside
+        // a meeple in a reserve, which holds many pieces side by side.
+        assert_eq!(unsure, [true, false, false, false]);
     }
 
     #[test]

@@ -315,7 +315,7 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                         class: Some(format!("{:?}", die.die.color).to_lowercase()),
                         box_px: die.box_px.map(|v| v as f32),
                         counted: die.visible >= 0.9,
-                        value_shown: !labels.meeple_on(die),
+                        value_shown: !labels.meeple_stands_on(die),
                         place: mat_place(&die.place, players),
                     });
                 }
@@ -414,7 +414,8 @@ struct Tally {
     found: usize,
     /// Found and read right: value (and colour where labelled); player and rank.
     read_right: usize,
-    /// Found and the value (dice) or player (meeples) right.
+    /// Found and the value (dice) or player (meeples) right; for a die whose value does not
+    /// show (`Truth::value_shown`), right or read unsure.
     value_right: usize,
     uncertain: usize,
     /// Counted dice that a meeple stands on (`Truth::value_shown`), and those of them found
@@ -638,11 +639,16 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
             Some(c) => format!("{c} {v}"),
             None => v.to_string(),
         };
+        // A value that does not show, read unsure, is no misreading of it.
+        let reading = match truth.class.as_ref().map(|_| &read.1) {
+            Some(class) if !truth.value_shown && *uncertain => format!("{class} unsure"),
+            class => key(read.0, class),
+        };
         *tally
             .confusion
             .entry(key(truth.value, truth.class.as_ref()))
             .or_default()
-            .entry(key(read.0, truth.class.as_ref().map(|_| &read.1)))
+            .entry(reading)
             .or_default() += 1;
     }
     for (i, truth) in truths.iter().enumerate() {
@@ -803,53 +809,32 @@ mod tests {
         }
     }
 
-    /// Scores one reading of one die: (read right, errors of the picture).
-    fn score(truth: Truth, reading: &Reading) -> (usize, usize) {
+    /// Scores one reading of one die: (read right, errors of the picture) and the figures.
+    fn score(truth: Truth, reading: &Reading) -> ((usize, usize), Figures) {
         let mut figures = Figures::default();
         let errors = score_picture(&[truth], reading, &mut figures);
         assert_eq!((figures.dice.counted, figures.dice.found), (1, 1));
-        (figures.dice.read_right, errors)
+        ((figures.dice.read_right, errors), figures)
     }
 
     #[test]
     fn a_die_under_a_meeple_is_read_right_unsure_or_with_its_value() {
+        let right_and_errors = |shown, color, value, unsure| {
+            score(blue_three(shown), &die_reading(color, value, unsure)).0
+        };
         // Its value shown: only the value counts, sure or not.
-        assert_eq!(
-            score(blue_three(true), &die_reading(DieColor::Blue, 3, false)),
-            (1, 0)
-        );
-        assert_eq!(
-            score(blue_three(true), &die_reading(DieColor::Blue, 5, true)),
-            (0, 1)
-        );
+        assert_eq!(right_and_errors(true, DieColor::Blue, 3, false), (1, 0));
+        assert_eq!(right_and_errors(true, DieColor::Blue, 5, true), (0, 1));
         // Under a meeple: a sure wrong value is a silent guess; an unsure one says so.
-        assert_eq!(
-            score(blue_three(false), &die_reading(DieColor::Blue, 5, false)),
-            (0, 1)
-        );
-        assert_eq!(
-            score(blue_three(false), &die_reading(DieColor::Blue, 5, true)),
-            (1, 0)
-        );
-        assert_eq!(
-            score(blue_three(false), &die_reading(DieColor::Blue, 3, false)),
-            (1, 0)
-        );
+        assert_eq!(right_and_errors(false, DieColor::Blue, 5, false), (0, 1));
+        assert_eq!(right_and_errors(false, DieColor::Blue, 5, true), (1, 0));
+        assert_eq!(right_and_errors(false, DieColor::Blue, 3, false), (1, 0));
         // Its colour still shows.
-        assert_eq!(
-            score(blue_three(false), &die_reading(DieColor::Pink, 5, true)),
-            (0, 1)
-        );
-        let mut figures = Figures::default();
-        score_picture(
-            &[blue_three(false)],
-            &die_reading(DieColor::Blue, 5, true),
-            &mut figures,
-        );
-        assert_eq!(
-            (figures.dice.value_hidden, figures.dice.value_hidden_right),
-            (1, 1)
-        );
+        assert_eq!(right_and_errors(false, DieColor::Pink, 5, true), (0, 1));
+        let (_, figures) = score(blue_three(false), &die_reading(DieColor::Blue, 5, true));
+        let dice = &figures.dice;
+        assert_eq!((dice.value_hidden, dice.value_hidden_right), (1, 1));
+        assert_eq!(dice.confusion["blue 3"]["blue unsure"], 1);
     }
 
     #[test]

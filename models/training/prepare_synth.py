@@ -6,10 +6,10 @@ the longer box side, CROP_STORED_PX square) and two crops of places with nothing
 label the reader learns: kind, value, colour, player, rank. A label that the pixels cannot
 show is -1 (not learnt): the value of a die that a meeple stands on (its top face is hidden
 however much of the die shows) or that is less than 80 % visible (a hand or a floor covers
-it), the colour of a die less than 40 % visible. Items less than 25 %
-visible are left out. Each crop also keeps its view's tilt: the angle in degrees between the
-table's normal and the ray from the item to the camera (0 straight from above; nothing crops
-0), for the reader to keep oblique dice upright (`train_reader.py --upright-tilt`).
+it), the colour of a die less than 40 % visible. Items less than 25 % visible are left out.
+Each crop also keeps its view's tilt: the angle in degrees between the table's normal and
+the ray from the item to the camera (0 straight from above; nothing crops 0), for the reader
+to keep oblique dice upright (`train_reader.py --upright-tilt`).
 
 Run: .venv-train/bin/python models/training/prepare_synth.py data/synth/train
 Writes DIR/crops.npz.
@@ -54,11 +54,11 @@ def tilt(item: dict, camera: np.ndarray) -> float:
     return math.degrees(math.acos(min(1.0, abs(ray[2]) / max(np.linalg.norm(ray), 1e-9))))
 
 
-def meeple_on(die: dict, labels: dict) -> bool:
-    """Whether a meeple stands on the die, as `synth::Labels::meeple_on` says: a die on a
-    tower's open floor shares its pillar with the meeple placed on its top face."""
+def meeple_stands_on(die: dict, labels: dict) -> bool:
+    """Whether a meeple stands on the die, as `synth::Labels::meeple_stands_on` says: a die on
+    a tower's pillar shares its place with the meeple placed on its top face."""
     place = die["place"]
-    return place["zone"] == "tower" and not place["buried"] and any(m["place"] == place for m in labels["meeples"])
+    return place["zone"] == "tower" and any(m["place"] == place for m in labels["meeples"])
 
 
 def items(labels: dict):
@@ -69,7 +69,7 @@ def items(labels: dict):
         visible = die["visible"]
         if visible < MIN_VISIBLE:
             continue
-        shown = visible >= VALUE_VISIBLE and not meeple_on(die, labels)
+        shown = visible >= VALUE_VISIBLE and not meeple_stands_on(die, labels)
         value = die["die"]["value"] - 1 if shown else -1
         color = DIE_COLORS.index(die["die"]["color"]) if visible >= COLOR_VISIBLE else -1
         yield die["box_px"], KINDS.index("die"), value, color, -1, -1, tilt(die, camera)

@@ -3,9 +3,8 @@
 CenterNet-style: per cell of a stride-4 grid a heat per class (focal loss on Gaussian
 peaks), the box's log size and the centre's offset in the cell (L1 at the peaks). Data: the
 real photos of prepare_real.py's train split (dice only; no meeples in them) and rendered
-scenes (`tablesight synth scenes`, dice of the game and of other games and meeples at
-least 40 % visible; items less
-visible are neither taught as present nor as absent).
+scenes (`tablesight synth scenes`, dice of the game and of other games and meeples at least
+40 % visible; items less visible are neither taught as present nor as absent).
 
 Training crops are FINDER_CROP_PX squares of the picture rescaled around the inference scale
 (0.55x to 1.6x), so that dice from 6 to 200 px in the finder's input are seen.
@@ -60,9 +59,9 @@ def synth_pictures(folder: Path) -> list[dict]:
         labels = json.loads(label_path.read_text())
         items, ignored = [], []
         # The dice of other games are dice too: left out, they would teach the finder that a
-        # die unlike the game's is background (they were, up to finder run 7).
+        # die unlike the game's is background.
         for kind, key in ((0, "dice"), (0, "other_dice"), (1, "meeples")):
-            for item in labels[key]:
+            for item in labels.get(key, []):
                 if item["visible"] >= PRESENT_VISIBLE:
                     items.append((kind, *item["box_px"]))
                 elif item["visible"] >= IGNORED_VISIBLE:

@@ -66,6 +66,9 @@ def load_real(
     data = np.load(path)
     keep = data["splits"] == split
     if leave_out:
+        unknown = sorted(set(leave_out) - set(np.unique(data["sources"]).tolist()))
+        if unknown:
+            raise SystemExit(f"--leave-out: no dataset {', '.join(unknown)} in {path}")
         left_out = np.unique(data["groups"][np.isin(data["sources"], leave_out)])
         keep &= ~np.isin(data["groups"], left_out)
     crops = data["crops"][keep]
@@ -347,11 +350,11 @@ def main() -> None:
     parser.add_argument(
         "--unsure-covered",
         action="store_true",
-        help="rendered dice too covered to show their value learn even odds for every value (unsure, not a guess)",
+        help="rendered dice whose value does not show (a meeple on them, a hand or a floor over them) learn even odds for every value (unsure, not a guess)",
     )
     parser.add_argument(
         "--leave-out",
-        nargs="*",
+        nargs="+",
         default=[],
         metavar="SOURCE",
         help="train without these real datasets and their copies in others (dice nobody here has seen)",

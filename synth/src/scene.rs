@@ -224,11 +224,12 @@ pub struct Labels {
 }
 
 impl Labels {
-    /// Whether a meeple stands on `die`: it was placed with the die on a pillar of a tower's
-    /// open floor, on the die's top face, so no camera sees the value (its colour still
-    /// shows). `models/training/prepare_synth.py` asks the same of the labels.
-    pub fn meeple_on(&self, die: &DieLabel) -> bool {
-        matches!(die.place, Place::Tower { buried: false, .. })
+    /// Whether a meeple stands on `die`: placed with it on a tower's pillar, the meeple
+    /// stands on the die's top face, so no camera sees the value (its colour still shows).
+    /// A pillar holds one die and one meeple at most, so sharing a tower place is standing
+    /// on it. `models/training/prepare_synth.py` asks the same of the labels.
+    pub fn meeple_stands_on(&self, die: &DieLabel) -> bool {
+        matches!(die.place, Place::Tower { .. })
             && self.meeples.iter().any(|m| m.place == die.place)
     }
 }

@@ -210,7 +210,7 @@ fn the_labels_know_each_die_a_meeple_stands_on() {
     for seed in 0..6 {
         let scene = random_scene(&studio, 200 + seed, SIZE.0, SIZE.1).unwrap();
         let (_, labels) = render(&studio, &scene);
-        for die in labels.dice.iter().filter(|d| d.visible > 0.0) {
+        for die in &labels.dice {
             // A meeple stands on a die where it is drawn on the die's top face.
             let on_top = labels.meeples.iter().any(|m| {
                 (m.table_mm.x_mm - die.table_mm.x_mm).abs() < 0.01
@@ -218,7 +218,7 @@ fn the_labels_know_each_die_a_meeple_stands_on() {
                     && (m.table_mm.height_mm - die.table_mm.height_mm - DIE_SIZE_MM).abs() < 0.01
             });
             assert_eq!(
-                labels.meeple_on(die),
+                labels.meeple_stands_on(die),
                 on_top,
                 "seed {seed}: {die:?} among {:?}",
                 labels.meeples
