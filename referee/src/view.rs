@@ -291,7 +291,9 @@ impl Seen {
     /// put there) are dropped: no move puts a die beside it, and the reader now and then takes
     /// a standing meeple's base for a die, unsure of it (seen in rendered games, where such a
     /// phantom held the referee in a desync). A correction, tried only when the table as
-    /// read is not explained and shows no illegal move; a die read surely there stays.
+    /// read is not explained and shows no illegal move; a die read surely there stays (the
+    /// camera path passes every die on a meeple's pillar on unsure, since the meeple hides
+    /// its value, so from a camera this correction can drop any die there).
     fn drop_dice_beside_lone_meeples(&mut self, expected: &Expected) {
         for tower in TowerId::ALL {
             let t = tower.index();
