@@ -25,6 +25,9 @@ from PIL import Image, ImageDraw
 from common import DIE_COLORS, HEADS, READER_CONTEXT
 from train_reader import head, load_real, load_synth, to_input
 
+# A value read with a lower probability is reported unsure (`vision::ReaderSettings::sure_value`).
+SURE_VALUE = 0.8
+
 
 def read(session: ort.InferenceSession, crops: np.ndarray, turns: int) -> np.ndarray:
     """Mean softmax of every head over `turns` views (two a half turn apart, four a quarter
@@ -86,7 +89,11 @@ def main() -> None:
         right = guess == truth
         confusion = np.zeros((6, 6), dtype=int)
         np.add.at(confusion, (truth, guess), 1)
-        print(f"{name:22} {len(truth):6} dice  value right {right.mean() * 100:5.1f} %")
+        unsure = value[np.arange(len(guess)), guess] < SURE_VALUE
+        print(
+            f"{name:22} {len(truth):6} dice  value right {right.mean() * 100:5.1f} %"
+            f"  ({(~right & unsure).sum()} of the {(~right).sum()} misread unsure)"
+        )
         for v in range(6):
             print(f"    {v + 1}: " + " ".join(f"{c:5d}" for c in confusion[v]))
         for i in np.nonzero(~right)[0]:
