@@ -282,6 +282,10 @@ enum SynthCommand {
         /// Render threads (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
+        /// Sprites from this folder (what `render_sprites.py --out` wrote) instead of the
+        /// committed ones.
+        #[arg(long)]
+        sprites: Option<PathBuf>,
     },
     /// A random legal game as webcam video frames, with labels and the true action log.
     Game {
@@ -299,6 +303,9 @@ enum SynthCommand {
         size: (usize, usize),
         #[arg(long, default_value_t = 15)]
         fps: u32,
+        /// Sprites from this folder instead of the committed ones.
+        #[arg(long)]
+        sprites: Option<PathBuf>,
     },
 }
 
@@ -458,11 +465,22 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             count,
             size,
             threads,
+            sprites,
         }) => {
             let threads = threads.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
             });
-            synth_cli::scenes(out, &dir, seed, count, size, threads)
+            synth_cli::scenes(
+                out,
+                &synth_cli::ScenesOptions {
+                    dir: &dir,
+                    seed,
+                    count,
+                    size,
+                    threads,
+                    sprites: sprites.as_deref(),
+                },
+            )
         }
         Command::Synth(SynthCommand::Game {
             out: dir,
@@ -471,6 +489,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             actions,
             size,
             fps,
+            sprites,
         }) => {
             let players: Vec<PlayerColor> = players.into_iter().map(Into::into).collect();
             synth_cli::game(
@@ -482,6 +501,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                     actions,
                     size,
                     fps,
+                    sprites: sprites.as_deref(),
                 },
             )
         }

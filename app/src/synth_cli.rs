@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use rules::PlayerColor;
-use synth::Studio;
+use synth::{SpriteSheet, Studio};
 
 use crate::cli::Outcome;
 
@@ -27,15 +27,35 @@ pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
     Ok(size)
 }
 
-pub fn scenes(
-    out: &mut impl Write,
-    dir: &Path,
-    seed: u64,
-    count: usize,
-    size: (usize, usize),
-    threads: usize,
-) -> anyhow::Result<Outcome> {
-    let studio = Studio::new()?;
+/// The studio with the sprites of `sprites` (a folder of `render_sprites.py`), or the
+/// committed ones.
+fn studio(sprites: Option<&Path>) -> anyhow::Result<Studio> {
+    let sheet = match sprites {
+        Some(dir) => SpriteSheet::from_dir(dir)?,
+        None => SpriteSheet::embedded()?,
+    };
+    Ok(Studio::with_sprites(sheet)?)
+}
+
+pub struct ScenesOptions<'a> {
+    pub dir: &'a Path,
+    pub seed: u64,
+    pub count: usize,
+    pub size: (usize, usize),
+    pub threads: usize,
+    pub sprites: Option<&'a Path>,
+}
+
+pub fn scenes(out: &mut impl Write, options: &ScenesOptions<'_>) -> anyhow::Result<Outcome> {
+    let ScenesOptions {
+        dir,
+        seed,
+        count,
+        size,
+        threads,
+        sprites,
+    } = *options;
+    let studio = studio(sprites)?;
     let summary = synth::write_scenes(&studio, dir, seed, count, size, threads)?;
     writeln!(
         out,
@@ -60,10 +80,11 @@ pub struct GameOptions<'a> {
     pub actions: Option<usize>,
     pub size: (usize, usize),
     pub fps: u32,
+    pub sprites: Option<&'a Path>,
 }
 
 pub fn game(out: &mut impl Write, options: &GameOptions<'_>) -> anyhow::Result<Outcome> {
-    let studio = Studio::new()?;
+    let studio = studio(options.sprites)?;
     let summary = synth::render_game(
         &studio,
         &synth::GameRequest {

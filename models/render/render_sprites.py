@@ -6,8 +6,9 @@ and bearing and a sky of random strength. Dice vary as real dice do: clear, fros
 (swirls of cloudy plastic inside) and milky translucent plastic; edge radii of 1.0 to 3.4 mm;
 white or off-white pips, painted on or engraved; some sets with an emblem for the six (read as
 6); some dice resting tilted (against another die, on a meeple's foot). Besides the game's four
-colours, "other" dice of other games: translucent in other colours and opaque, half of them
-with dark pips. Meeples stand
+colours, "other" dice of other games: translucent in other colours (smoky greys among them)
+with white, dark or coloured pips, and opaque, light with dark pips, saturated with dark pips
+or dark with light or coloured pips. Meeples stand
 or lie on their back. Every view is rendered three times:
 on a black ground, on a white ground, and the white ground alone. From those the script keeps
 two images per sprite, so that the Rust compositor can put the object on any background:
@@ -24,7 +25,7 @@ Output (one call writes all of it, reproducibly from --seed):
 
 Run: scripts/setup-render, then
     .venv-render/bin/python models/render/render_sprites.py --out synth/sprites
-(the defaults make 472 sprites at 128 px and 64 samples; a translucent die takes 3-10 s on one core).
+(the defaults make 520 sprites at 128 px and 64 samples; a translucent die takes 3-10 s on one core).
 """
 
 from __future__ import annotations
@@ -60,7 +61,17 @@ DIE_TINTS = {
     "blue": (0.26, 0.52, 1.0),
 }
 # Dice of other games: translucent tints (linear RGB) and opaque bodies with their pips.
-OTHER_TINTS = [(0.95, 0.2, 0.15), (0.3, 0.9, 0.35), (1.0, 0.55, 0.12), (0.2, 0.85, 0.85), (0.9, 0.9, 0.92)]
+# Smoky greys among them (sprites v4): real sets in smoke with red or gold pips are common.
+OTHER_TINTS = [
+    (0.95, 0.2, 0.15),
+    (0.3, 0.9, 0.35),
+    (1.0, 0.55, 0.12),
+    (0.2, 0.85, 0.85),
+    (0.9, 0.9, 0.92),
+    (0.4, 0.4, 0.42),
+    (0.2, 0.2, 0.22),
+    (0.65, 0.95, 0.2),
+]
 # Half of them are light with dark pips, the most common dice of all (the real datasets'
 # white dice with black pips among them).
 OTHER_OPAQUE = [
@@ -76,10 +87,22 @@ OTHER_OPAQUE = [
     ((0.05, 0.3, 0.08), (0.85, 0.85, 0.8)),
     ((0.6, 0.35, 0.02), (0.85, 0.85, 0.8)),
     ((0.02, 0.25, 0.25), (0.85, 0.8, 0.55)),
+    # Sprites v4: saturated bodies with dark pips (none in the game's four colours, which an
+    # opaque die would teach to call "other"), and black bodies with coloured pips.
+    ((0.85, 0.35, 0.02), (0.02, 0.02, 0.02)),
+    ((0.62, 0.04, 0.03), (0.02, 0.02, 0.02)),
+    ((0.3, 0.65, 0.15), (0.02, 0.02, 0.02)),
+    ((0.05, 0.55, 0.5), (0.02, 0.02, 0.02)),
+    ((0.5, 0.75, 0.1), (0.02, 0.02, 0.05)),
+    ((0.9, 0.5, 0.3), (0.02, 0.02, 0.02)),
+    ((0.02, 0.02, 0.025), (0.9, 0.7, 0.05)),
+    ((0.02, 0.02, 0.025), (0.9, 0.3, 0.25)),
 ]
 PIP_PAINTS = {"white": (0.85, 0.85, 0.85), "off-white": (0.8, 0.74, 0.58)}
-# Pips of translucent dice of other games: half of them dark (black, navy, dark red).
+# Pips of translucent dice of other games: a third white or off-white, a third dark (black,
+# navy, dark red), a third coloured (red, gold, green, blue; sprites v4).
 DARK_PIPS = [(0.02, 0.02, 0.02), (0.02, 0.03, 0.12), (0.2, 0.02, 0.02)]
+COLOURED_PIPS = [(0.7, 0.03, 0.02), (0.9, 0.7, 0.05), (0.02, 0.3, 0.05), (0.05, 0.15, 0.6)]
 # Plastic of translucent dice, with their weights: clear, frosted (rough surface), marbled
 # (swirls of cloudy plastic inside), milky (evenly cloudy).
 MATERIALS = {"clear": 0.4, "frosted": 0.2, "marbled": 0.25, "milky": 0.15}
@@ -491,8 +514,11 @@ def die_look(color: str, rng: np.random.Generator) -> dict:
         look["color"] = DIE_TINTS[color]
         return look
     look["color"] = OTHER_TINTS[rng.integers(len(OTHER_TINTS))]
-    if rng.random() < 0.5:
+    paints = float(rng.random())
+    if paints < 1 / 3:
         look["pips"] = DARK_PIPS[rng.integers(len(DARK_PIPS))]
+    elif paints < 2 / 3:
+        look["pips"] = COLOURED_PIPS[rng.integers(len(COLOURED_PIPS))]
     return look
 
 
@@ -521,7 +547,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=128, help="sprite side in pixels")
     parser.add_argument("--spp", type=int, default=64, help="samples per pixel")
     parser.add_argument("--views", type=int, default=10, help="views of each colour and value of the game's dice")
-    parser.add_argument("--other-views", type=int, default=24, help="views of each value of other dice")
+    parser.add_argument("--other-views", type=int, default=32, help="views of each value of other dice")
     parser.add_argument("--meeple-views", type=int, default=8, help="views of each meeple standing")
     parser.add_argument("--lying-views", type=int, default=3, help="views of each meeple lying")
     parser.add_argument("--tilted", type=float, default=0.25, help="share of dice resting tilted")

@@ -250,11 +250,16 @@ pub struct Studio {
 }
 
 impl Studio {
+    /// The studio with the committed sprites.
     pub fn new() -> Result<Self, SynthError> {
+        Self::with_sprites(SpriteSheet::embedded()?)
+    }
+
+    pub fn with_sprites(sprites: SpriteSheet) -> Result<Self, SynthError> {
         let mat = MatLayout::a2();
         let artwork = MatArtwork::new(&mat).map_err(|e| SynthError::Layout(e.to_string()))?;
         Ok(Self {
-            sprites: SpriteSheet::embedded()?,
+            sprites,
             mat,
             artwork,
             lens: Mutex::new(None),

@@ -192,6 +192,21 @@ impl SpriteSheet {
         Self::from_parts(INDEX_JSON, DICE_PNG, MEEPLES_PNG)
     }
 
+    /// The sprites of a folder that `render_sprites.py` wrote (`sprites.json`, `dice.png`,
+    /// `meeples.png`): a set tried before it replaces the committed one.
+    pub fn from_dir(dir: &std::path::Path) -> Result<Self, SynthError> {
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read(&path)
+                .map_err(|e| SynthError::Sprites(format!("{}: {e}", path.display())))
+        };
+        let index = String::from_utf8(read("sprites.json")?).map_err(|_| {
+            SynthError::Sprites(format!("{}: not UTF-8", dir.join("sprites.json").display()))
+        })?;
+        Self::from_parts(&index, &read("dice.png")?, &read("meeples.png")?)
+            .map_err(|e| SynthError::Sprites(format!("{}: {e}", dir.display())))
+    }
+
     fn from_parts(index: &str, dice_png: &[u8], meeples_png: &[u8]) -> Result<Self, SynthError> {
         let index: Index =
             serde_json::from_str(index).map_err(|e| SynthError::Sprites(e.to_string()))?;
@@ -432,6 +447,27 @@ fn player_color(name: &str) -> Result<PlayerColor, SynthError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_of_sprites_loads_as_the_committed_ones_do_and_a_missing_file_is_named() {
+        let dir = std::env::temp_dir().join(format!("tablesight-sprites-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("sprites.json"), INDEX_JSON).unwrap();
+        std::fs::write(dir.join("dice.png"), DICE_PNG).unwrap();
+        let missing = SpriteSheet::from_dir(&dir).err().unwrap().to_string();
+        assert!(missing.contains("meeples.png"), "{missing}");
+        std::fs::write(dir.join("meeples.png"), MEEPLES_PNG).unwrap();
+        let sheet = SpriteSheet::from_dir(&dir).unwrap();
+        let embedded = SpriteSheet::embedded().unwrap();
+        let count = |groups: &[Vec<Sprite>]| groups.iter().map(Vec::len).sum::<usize>();
+        assert_eq!(count(&sheet.dice), count(&embedded.dice));
+        assert_eq!(count(&sheet.other_dice), count(&embedded.other_dice));
+        assert_eq!(count(&sheet.meeples), count(&embedded.meeples));
+        std::fs::write(dir.join("sprites.json"), "{").unwrap();
+        let bad = SpriteSheet::from_dir(&dir).err().unwrap().to_string();
+        assert!(bad.contains(&dir.display().to_string()), "{bad}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn every_die_and_meeple_is_seen_from_low_and_high() {
