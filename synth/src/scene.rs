@@ -255,6 +255,7 @@ impl Studio {
         Self::with_sprites(SpriteSheet::embedded()?)
     }
 
+    /// The studio with another sprite set (`SpriteSheet::from_dir`).
     pub fn with_sprites(sprites: SpriteSheet) -> Result<Self, SynthError> {
         let mat = MatLayout::a2();
         let artwork = MatArtwork::new(&mat).map_err(|e| SynthError::Layout(e.to_string()))?;

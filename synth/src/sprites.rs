@@ -195,16 +195,16 @@ impl SpriteSheet {
     /// The sprites of a folder that `render_sprites.py` wrote (`sprites.json`, `dice.png`,
     /// `meeples.png`): a set tried before it replaces the committed one.
     pub fn from_dir(dir: &std::path::Path) -> Result<Self, SynthError> {
-        let read = |name: &str| {
-            let path = dir.join(name);
-            std::fs::read(&path)
-                .map_err(|e| SynthError::Sprites(format!("{}: {e}", path.display())))
+        let named = |name: &str, e: &dyn std::fmt::Display| {
+            SynthError::Sprites(format!("{}: {e}", dir.join(name).display()))
         };
-        let index = String::from_utf8(read("sprites.json")?).map_err(|_| {
-            SynthError::Sprites(format!("{}: not UTF-8", dir.join("sprites.json").display()))
-        })?;
-        Self::from_parts(&index, &read("dice.png")?, &read("meeples.png")?)
-            .map_err(|e| SynthError::Sprites(format!("{}: {e}", dir.display())))
+        let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| named(name, &e));
+        let index = std::fs::read_to_string(dir.join("sprites.json"))
+            .map_err(|e| named("sprites.json", &e))?;
+        Self::from_parts(&index, &read("dice.png")?, &read("meeples.png")?).map_err(|e| match e {
+            SynthError::Sprites(reason) => named("", &reason),
+            other => other,
+        })
     }
 
     fn from_parts(index: &str, dice_png: &[u8], meeples_png: &[u8]) -> Result<Self, SynthError> {
@@ -451,6 +451,7 @@ mod tests {
     #[test]
     fn a_folder_of_sprites_loads_as_the_committed_ones_do_and_a_missing_file_is_named() {
         let dir = std::env::temp_dir().join(format!("tablesight-sprites-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("sprites.json"), INDEX_JSON).unwrap();
         std::fs::write(dir.join("dice.png"), DICE_PNG).unwrap();
@@ -463,6 +464,11 @@ mod tests {
         assert_eq!(count(&sheet.dice), count(&embedded.dice));
         assert_eq!(count(&sheet.other_dice), count(&embedded.other_dice));
         assert_eq!(count(&sheet.meeples), count(&embedded.meeples));
+        assert_eq!(count(&sheet.lying), count(&embedded.lying));
+        // The pixels too: the folder's atlases, each where it belongs.
+        let pixels = |groups: &[Vec<Sprite>]| groups[0][0].foreground.clone();
+        assert_eq!(pixels(&sheet.dice), pixels(&embedded.dice));
+        assert_eq!(pixels(&sheet.meeples), pixels(&embedded.meeples));
         std::fs::write(dir.join("sprites.json"), "{").unwrap();
         let bad = SpriteSheet::from_dir(&dir).err().unwrap().to_string();
         assert!(bad.contains(&dir.display().to_string()), "{bad}");
