@@ -72,8 +72,9 @@ OTHER_TINTS = [
     (0.2, 0.2, 0.22),
     (0.65, 0.95, 0.2),
 ]
-# Half of them are light with dark pips, the most common dice of all (the real datasets'
-# white dice with black pips among them).
+# The first six are light with dark pips, the most common dice of all (the real datasets'
+# white dice with black pips among them); the rest dark with light pips, then (v4) saturated
+# with dark pips and black with coloured pips.
 OTHER_OPAQUE = [
     ((0.8, 0.8, 0.78), (0.02, 0.02, 0.02)),
     ((0.85, 0.84, 0.8), (0.03, 0.03, 0.03)),
