@@ -202,7 +202,9 @@ impl SpriteSheet {
         let index = std::fs::read_to_string(dir.join("sprites.json"))
             .map_err(|e| named("sprites.json", &e))?;
         Self::from_parts(&index, &read("dice.png")?, &read("meeples.png")?).map_err(|e| match e {
-            SynthError::Sprites(reason) => named("", &reason),
+            SynthError::Sprites(reason) => {
+                SynthError::Sprites(format!("{}: {reason}", dir.display()))
+            }
             other => other,
         })
     }
