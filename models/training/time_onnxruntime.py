@@ -1,6 +1,6 @@
-"""Times the committed ONNX models in onnxruntime on one thread, for comparison with tract
-(`cargo bench -p tablesight-vision --bench reader`): the finder at 512x288 (a 1280x720
-frame) and 512x384 (a 4032x3024 photo), the reader on a batch of 16 crops.
+"""Times the ONNX models of `models/` (or `--models DIR`) in onnxruntime on one thread, for
+comparison with tract (`cargo bench -p tablesight-vision --bench reader`): the finder at
+512x288 (a 1280x720 frame) and 512x384 (a 4032x3024 photo), the reader on a batch of 16 crops.
 
 Run: .venv-train/bin/python models/training/time_onnxruntime.py [--models DIR]
 """

@@ -176,7 +176,8 @@ def main() -> None:
         type=int,
         choices=(4, 8),
         default=4,
-        help="where the top-down path's 3x3 mixing convolution runs (8: run 9, cheaper, found fewer dice)",
+        help="where the top-down path's 3x3 mixing convolution runs (8: run 9, cheaper, found fewer dice); "
+        "give the --init model's own",
     )
     parser.add_argument("--out", type=Path, default=Path("models/finder.onnx"))
     args = parser.parse_args()
