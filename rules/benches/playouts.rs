@@ -1,6 +1,8 @@
 //! Full random legal games per second on one core: `cargo bench -p tablesight-rules`.
 //! Each iteration sets up a game, draws every roll from the bag and plays random legal
-//! actions (from `legal_actions`) to the end-of-game tally.
+//! actions (from `legal_actions`) to the end-of-game tally: `random_playout` as teach-mode
+//! hints play a position out (`GameState::play_out`, no record kept), `random_game` the same
+//! games with their record (`random_game`).
 
 use std::hint::black_box;
 
@@ -19,6 +21,28 @@ fn playouts(c: &mut Criterion) {
                 seed += 1;
                 let mut rng = rng_from_seed(seed);
                 let setup = GameSetup::random(players, &catalogue, &mut rng);
+                black_box(setup.start(&catalogue).map(|mut state| {
+                    let played = state.play_out(&mut rng);
+                    (played, state)
+                }))
+            });
+        });
+    }
+    group.finish();
+}
+
+fn games(c: &mut Criterion) {
+    let catalogue = TileCatalogue::arkhanos();
+    let mut group = c.benchmark_group("random_game");
+    group.throughput(Throughput::Elements(1));
+    for count in 2..=4 {
+        let players = &PlayerColor::ALL[..count];
+        let mut seed = 0u64;
+        group.bench_function(format!("{count}_players"), |b| {
+            b.iter(|| {
+                seed += 1;
+                let mut rng = rng_from_seed(seed);
+                let setup = GameSetup::random(players, &catalogue, &mut rng);
                 black_box(random_game(setup, &catalogue, &mut rng).map(|(_, state)| state))
             });
         });
@@ -26,5 +50,5 @@ fn playouts(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, playouts);
+criterion_group!(benches, playouts, games);
 criterion_main!(benches);

@@ -467,6 +467,7 @@ impl DiceCount {
         true
     }
 
+    #[inline]
     pub fn total(&self) -> u32 {
         self.0.iter().map(|&n| u32::from(n)).sum()
     }

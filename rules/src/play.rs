@@ -558,6 +558,7 @@ impl GameState {
 
     /// The turn as the move generator sees it, worked out once per step (`None` while the
     /// dice are to be rolled and once the game is over).
+    #[inline]
     pub(crate) fn turn_view(&self) -> Option<TurnView<'_>> {
         let turn = self.turn()?;
         let me = self.current(turn);
@@ -566,6 +567,7 @@ impl GameState {
             me,
             takes: [DieKinds::NONE; 4],
             ranks: me.reserve_ranks().count(),
+            block_sizes: [0; 4],
             cast_outlook: CastOutlook {
                 accepted: DieKinds::NONE,
                 fitting: 0,
@@ -578,6 +580,10 @@ impl GameState {
         let accepts = self.tower_accepts(turn);
         let union = |kinds: [DieKinds; 4]| kinds.into_iter().fold(DieKinds::NONE, DieKinds::union);
         view.takes = Outlook::of(turn).kinds_taken(&self.roll, accepts);
+        view.block_sizes = self
+            .towers
+            .each_ref()
+            .map(|tower| tower.open_pillars().count() * view.ranks);
         // The dice that fit some tower (what `dice_fitting` counts) are those of a kind taken.
         let taken = union(view.takes);
         view.cast_outlook = CastOutlook {
@@ -639,23 +645,24 @@ impl GameState {
     /// How many legal placements there are: a block of every empty pillar with every rank
     /// for each kind of die on the table that a tower takes
     /// ([`GameState::for_each_placement_block`], counted without walking it).
+    #[inline]
     pub(crate) fn placement_count(&self, view: &TurnView) -> usize {
         if !view.may_place() {
             return 0;
         }
-        self.towers
+        view.takes
             .iter()
-            .zip(view.takes)
-            .filter(|&(_, takes)| takes != DieKinds::NONE)
-            .map(|(tower, takes)| takes.len() * view.placement_block_size(tower))
+            .zip(view.block_sizes)
+            .map(|(takes, block)| takes.len() * block)
             .sum()
     }
 
     /// The legal placement at `index` in the order of [`GameState::legal_actions`], found
     /// by skipping whole blocks.
+    #[inline]
     pub(crate) fn nth_placement(&self, view: &TurnView, mut index: usize) -> Option<Action> {
         self.for_each_placement_block(view, |die, tower| {
-            let block = view.placement_block_size(tower);
+            let block = view.block_sizes[tower.id.index()];
             if index >= block {
                 index -= block;
                 return ControlFlow::Continue(());
@@ -1413,18 +1420,17 @@ pub(crate) struct TurnView<'a> {
     takes: [DieKinds; 4],
     /// How many ranks the reserve holds (0 to 2).
     ranks: usize,
+    /// The placements of one die on each tower, by [`TowerId::index`]: its empty pillars
+    /// times the ranks in the reserve (worked out only before the placement).
+    block_sizes: [usize; 4],
     cast_outlook: CastOutlook,
 }
 
 impl TurnView<'_> {
     /// Whether the player can still place: not yet placed this turn.
+    #[inline]
     fn may_place(&self) -> bool {
         self.turn.placed.is_none() && self.turn.pending.is_none()
-    }
-
-    /// The placements of one die on `tower`: every empty pillar with every rank.
-    fn placement_block_size(&self, tower: &Tower) -> usize {
-        tower.open_pillars().count() * self.ranks
     }
 }
 

@@ -11,9 +11,10 @@ use std::sync::Arc;
 use crate::action::Action;
 use crate::components::{DiceCount, Die, DieColor, DieValue, PlayerColor};
 use crate::play::{OtherBlock, TurnView};
-use crate::record::{GameRecord, GameSetup, StartingTowers, TileRef};
+use crate::record::{GameRecord, GameSetup, RecordError, StartingTowers, TileRef};
 use crate::state::GameState;
 use crate::tiles::{Tile, TileCatalogue};
+use crate::violation::Violation;
 
 /// The random number generator of the engine: reproducible from a seed on every platform.
 pub type GameRng = ChaCha8Rng;
@@ -22,6 +23,10 @@ pub fn rng_from_seed(seed: u64) -> GameRng {
     ChaCha8Rng::seed_from_u64(seed)
 }
 
+// The functions of this file are generic over the generator, so a playout's loop is compiled
+// in the caller's crate (the bench, the app): the small engine functions it calls at every
+// step are marked `#[inline]` so that they can be inlined there too (about 5% of a
+// playout's time).
 impl GameState {
     /// A legal decision chosen uniformly at random: the action at a random index of
     /// [`GameState::legal_actions`], found without listing every placement (playouts ask
@@ -77,6 +82,7 @@ impl GameState {
     }
 
     /// The decision at `index` in `block`, in the order of [`GameState::legal_actions`].
+    #[inline]
     fn nth_other_decision(
         &self,
         view: &TurnView,
@@ -111,11 +117,19 @@ impl GameState {
     /// Draws this round's dice from the bag and rolls them (the action is still to be
     /// played). Empty when no roll is awaited.
     pub fn draw_roll(&self, rng: &mut impl Rng) -> Vec<Die> {
+        let mut dice = Vec::with_capacity(self.dice_per_round());
+        self.draw_roll_into(rng, &mut dice);
+        dice
+    }
+
+    /// [`GameState::draw_roll`] into a list the caller reuses (cleared first): a playout
+    /// rolls every round.
+    fn draw_roll_into(&self, rng: &mut impl Rng, dice: &mut Vec<Die>) {
+        dice.clear();
         if !self.awaiting_roll() {
-            return Vec::new();
+            return;
         }
         let mut bag = self.bag();
-        let mut dice = Vec::with_capacity(self.dice_per_round());
         while dice.len() < self.dice_per_round() {
             let in_bag = bag.total();
             if in_bag == 0 {
@@ -129,12 +143,59 @@ impl GameState {
             let value = DieValue::ALL[rng.random_range(0..6u32) as usize];
             dice.push(Die::new(color, value));
         }
-        dice
+    }
+
+    /// Plays the game to its end: random legal decisions
+    /// ([`GameState::random_legal_action`]) and rolls drawn from the bag. This is a playout,
+    /// as teach-mode hints run them on a copy of the state: [`random_game`] without the
+    /// record. Fails only if a roll is refused, which never happens to a sound state.
+    pub fn play_out(&mut self, rng: &mut impl Rng) -> Result<(), Violation> {
+        self.play_randomly(rng, None)
+            .map_err(|(_, violation)| violation)
+    }
+
+    /// The loop of [`GameState::play_out`] and [`random_game`], which keeps the actions in
+    /// `record`. A refused roll ends it, with the roll and the reason.
+    fn play_randomly(
+        &mut self,
+        rng: &mut impl Rng,
+        mut record: Option<&mut Vec<Action>>,
+    ) -> Result<(), (Action, Violation)> {
+        // Without a record, the dice of every round are drawn into the same list.
+        let dice_per_round = self.dice_per_round();
+        let new_roll = || Action::Roll {
+            dice: Vec::with_capacity(dice_per_round),
+        };
+        let mut roll = new_roll();
+        while !self.is_over() {
+            if !self.awaiting_roll() {
+                let Some(action) = self.random_legal_action(rng) else {
+                    break;
+                };
+                self.play_generated(&action);
+                if let Some(actions) = record.as_deref_mut() {
+                    actions.push(action);
+                }
+                continue;
+            }
+            if let Action::Roll { dice } = &mut roll {
+                self.draw_roll_into(rng, dice);
+            }
+            if let Err(violation) = self.play_in_place(&roll) {
+                return Err((roll, violation));
+            }
+            if let Some(actions) = record.as_deref_mut() {
+                // The record keeps this roll's list; the next round draws into a new one.
+                actions.push(std::mem::replace(&mut roll, new_roll()));
+            }
+        }
+        Ok(())
     }
 }
 
 /// The colour of die number `index` (from 0) of the bag, its dice lined up colour by colour:
 /// a uniformly random index draws every die in the bag with the same chance.
+#[inline]
 fn color_of_die(bag: &DiceCount, index: u32) -> Option<DieColor> {
     let mut rest = index;
     for color in DieColor::ALL {
@@ -190,32 +251,43 @@ pub fn random_game(
     setup: GameSetup,
     catalogue: &TileCatalogue,
     rng: &mut impl Rng,
-) -> Result<(GameRecord, GameState), crate::record::RecordError> {
+) -> Result<(GameRecord, GameState), RecordError> {
     let mut state = setup.start(catalogue)?;
     let mut record = GameRecord::new(setup);
     // A game takes about a hundred actions.
     record.actions.reserve(128);
-    while !state.is_over() {
-        let action = if state.awaiting_roll() {
-            let roll = Action::Roll {
-                dice: state.draw_roll(rng),
-            };
-            if let Err(violation) = state.play_in_place(&roll) {
-                return Err(crate::record::RecordError::Illegal {
-                    index: record.actions.len(),
-                    action: roll,
-                    violation,
-                });
-            }
-            roll
-        } else {
-            let Some(action) = state.random_legal_action(rng) else {
-                break;
-            };
-            state.play_generated(&action);
-            action
-        };
-        record.actions.push(action);
+    let played = state.play_randomly(rng, Some(&mut record.actions));
+    if let Err((action, violation)) = played {
+        return Err(RecordError::Illegal {
+            index: record.actions.len(),
+            action,
+            violation,
+        });
     }
     Ok((record, state))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A playout and a recorded game share one loop: from the same seed they play the same
+    /// game, and the record replays to the playout's final state.
+    #[test]
+    fn a_playout_plays_the_recorded_game() {
+        let catalogue = TileCatalogue::arkhanos();
+        for players in 2..=4 {
+            for seed in 0..20 {
+                let mut rng = rng_from_seed(seed);
+                let setup = GameSetup::random(&PlayerColor::ALL[..players], &catalogue, &mut rng);
+                let mut played = setup.start(&catalogue).unwrap();
+                played.play_out(&mut rng.clone()).unwrap();
+                let (record, recorded) = random_game(setup, &catalogue, &mut rng).unwrap();
+                assert!(played.is_over(), "seed {seed}, {players} players");
+                assert_eq!(played, recorded, "seed {seed}, {players} players");
+                let replayed = record.replay(&catalogue, |_, _, _, _| {}).unwrap();
+                assert_eq!(replayed, played, "seed {seed}, {players} players");
+            }
+        }
+    }
 }

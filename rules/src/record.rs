@@ -123,10 +123,11 @@ impl GameSetup {
         for (i, tile) in self.floor_stack.iter().enumerate() {
             stack.extend(resolve(&format_args!("setup.floor_stack[{i}]"), tile));
         }
-        // Each tile against those before it: a set-up has under twenty tiles.
-        let tiles: Vec<&Arc<Tile>> = towers.iter().flatten().chain(&stack).collect();
-        for (i, tile) in tiles.iter().enumerate() {
-            if tiles[..i].iter().any(|earlier| earlier.id == tile.id) {
+        // Each tile against those before it: a set-up has under twenty tiles, walked again
+        // rather than listed (a playout starts here).
+        let tiles = || towers.iter().flatten().chain(&stack);
+        for (i, tile) in tiles().enumerate() {
+            if tiles().take(i).any(|earlier| earlier.id == tile.id) {
                 problems.push(format!(
                     "setup: the tile \"{}\" is used twice; each printed tile exists once",
                     tile.id
