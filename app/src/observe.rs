@@ -11,7 +11,7 @@ use referee::{Observation, Place, SeenDie, SeenMeeple, Zone};
 use rules::{
     Die, DieColor, DieValue, GameState, Meeple, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
 };
-use vision::{DiceReader, Motion, ReaderSettings, Reading, TableGeometry, VisionError};
+use vision::{Changes, DiceReader, Motion, ReaderSettings, Reading, TableGeometry, VisionError};
 
 /// The mat zone of each tower.
 fn tower_of_zone(zone: &str) -> Option<TowerId> {
@@ -136,14 +136,33 @@ const MOVED_SHARE: f64 = 0.01;
 /// when a hand or an arm moves over the table; a die put down or taken moves 2-9.
 const HAND_BLOCKS: usize = 16;
 
+/// After something moved, the blocks that moved are read again in this many still frames.
+/// Each is a fresh ballot for the referee's vote: a die read near the reader's threshold
+/// (one under a meeple, one half in a shadow) is seen in some frames and not in others, and
+/// the reading of the last frame that moved, often taken as the hand left, must not stand
+/// alone for as long as the table stays still.
+const FRESH_READS: u32 = 4;
+
+/// The blocks of a frame to read.
+enum ToRead {
+    /// Blocks that moved since the frame last read: what the finder finds there.
+    Moved(Changes),
+    /// Blocks that moved lately, in a still frame: what was read there before and what the
+    /// finder finds there ([`DiceReader::read_again`]).
+    Fresh(Changes),
+}
+
 /// The reader and the calibration of one camera: frames in, observations out. Only what
-/// moved since the frame last read is read again ([`vision::Motion`]): a still table costs
-/// a thumbnail, a moved die the finder and one reader call.
+/// moved lately is read again ([`vision::Motion`]): a still table costs a thumbnail, a moved
+/// die the finder and one reader call in each of a few frames.
 pub struct TableReader {
     reader: DiceReader,
     geometry: TableGeometry,
     motion: Motion,
     last: Option<Reading>,
+    /// The blocks that moved since the table was last still for [`FRESH_READS`] frames,
+    /// and how many still frames are left to read them again.
+    settling: Option<(Changes, u32)>,
     /// Follows the mat in the frames: a bumped camera or mat is calibrated again.
     tracker: Tracker,
     markers: Option<MarkerDetector>,
@@ -167,6 +186,7 @@ impl TableReader {
             geometry: TableGeometry::new(camera, layout),
             motion: Motion::default(),
             last: None,
+            settling: None,
             markers: None,
             tracking: None,
             since_search: TRACK_EVERY,
@@ -225,6 +245,28 @@ impl TableReader {
             .collect()
     }
 
+    /// What to read in a frame where `moved` moved: those blocks, else on the first
+    /// [`FRESH_READS`] still frames after a move every block that moved since the table was
+    /// last still (`Fresh`), else nothing (`None`: the last reading stands).
+    fn blocks_to_read(&mut self, moved: Changes) -> Option<ToRead> {
+        if moved.any() {
+            let recent = match self.settling.take() {
+                Some((mut recent, _)) => {
+                    recent.merge(&moved);
+                    recent
+                }
+                None => moved.clone(),
+            };
+            self.settling = Some((recent, FRESH_READS));
+            return Some(ToRead::Moved(moved));
+        }
+        let (recent, left) = self.settling.take()?;
+        if left > 1 {
+            self.settling = Some((recent.clone(), left - 1));
+        }
+        Some(ToRead::Fresh(recent))
+    }
+
     /// Reads `image`, frame `frame` at `time_s`, of a table where the game is at `state`
     /// (its towers' heights tell at which floor to look for pieces). Returns the reading
     /// with places (to draw) and the observation (to referee).
@@ -237,12 +279,21 @@ impl TableReader {
     ) -> Result<(Reading, Observation), VisionError> {
         let camera_in_doubt = self.track(image);
         let moved = self.motion.compare(image);
-        let mut reading = match &self.last {
-            Some(last) => self.reader.read_moved(image, last, &moved)?,
-            None => self.reader.read(image)?,
+        let (moved_now, hand) = (moved.any(), moved.largest_region() >= HAND_BLOCKS);
+        let (mut reading, repeated) = match (self.blocks_to_read(moved), &self.last) {
+            (Some(ToRead::Moved(blocks)), Some(last)) => {
+                (self.reader.read_moved(image, last, &blocks)?, false)
+            }
+            (Some(ToRead::Fresh(blocks)), Some(last)) => {
+                (self.reader.read_again(image, last, &blocks)?, false)
+            }
+            (_, None) => (self.reader.read(image)?, false),
+            (None, Some(last)) => (last.clone(), true),
         };
-        if moved.any() {
+        if moved_now {
             self.motion.mark_read();
+        }
+        if !repeated {
             self.last = Some(reading.clone());
         }
         self.geometry.tower_levels = state
@@ -253,9 +304,10 @@ impl TableReader {
         self.geometry.locate(&mut reading);
         let seats: Vec<PlayerColor> = state.players().iter().map(|p| p.color).collect();
         let mut observation = observation_of(&reading, &seats, frame, time_s);
+        observation.repeated = repeated;
         // A hand or an arm moving over the table, or a camera that moved and is not
         // followed yet: nothing is settled.
-        if moved.largest_region() >= HAND_BLOCKS || camera_in_doubt {
+        if hand || camera_in_doubt {
             observation.covered.push(Zone::Table);
         }
         Ok((reading, observation))
@@ -274,16 +326,47 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn a_camera_that_moved_is_followed_and_nothing_settles_until_it_is() {
+    /// The mat seen from the front, the camera calibrated from its markers, and a game
+    /// just started.
+    fn front_view() -> (RgbImage, Camera, GameState) {
         let path =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mat-view-front.jpg");
         let image = vision::read_rgb(&path).unwrap();
-        let layout = MatLayout::a2();
         let gray = vision::gray_from_image(&image::DynamicImage::ImageRgb8(image.clone()));
-        let truth = crate::calibration_cli::camera_for(&layout, &gray, None)
+        let camera = crate::calibration_cli::camera_for(&MatLayout::a2(), &gray, None)
             .unwrap()
             .unwrap();
+        let catalogue = TileCatalogue::arkhanos();
+        let setup = GameSetup::random(
+            &[PlayerColor::Red, PlayerColor::Green],
+            &catalogue,
+            &mut rules::rng_from_seed(1),
+        );
+        (image, camera, setup.start(&catalogue).unwrap())
+    }
+
+    #[test]
+    fn a_still_table_is_read_again_a_few_frames_then_its_reading_repeated() {
+        let (image, camera, state) = front_view();
+        let mut table = TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2());
+        let frames = u64::from(FRESH_READS) + 2;
+        let repeated: Vec<bool> = (0..frames)
+            .map(|frame| {
+                let (_, observation) = table.observe(&image, &state, frame, 0.1).unwrap();
+                observation.repeated
+            })
+            .collect();
+        // The first frame, then FRESH_READS still ones read again; after them, nothing
+        // moved and nothing is left to read again.
+        let mut read = vec![false; FRESH_READS as usize + 1];
+        read.push(true);
+        assert_eq!(repeated, read);
+    }
+
+    #[test]
+    fn a_camera_that_moved_is_followed_and_nothing_settles_until_it_is() {
+        let (image, truth, state) = front_view();
+        let layout = MatLayout::a2();
         // The camera in use is 25 mm off: the camera was bumped since it was calibrated.
         let mut bumped = truth;
         bumped.camera_from_table =
@@ -295,13 +378,6 @@ mod tests {
                 .norm()
         };
         let mut table = TableReader::new(DiceReader::shipped().unwrap(), bumped, layout);
-        let catalogue = TileCatalogue::arkhanos();
-        let setup = GameSetup::random(
-            &[PlayerColor::Red, PlayerColor::Green],
-            &catalogue,
-            &mut rules::rng_from_seed(1),
-        );
-        let state = setup.start(&catalogue).unwrap();
         let (_, first) = table.observe(&image, &state, 0, 0.0).unwrap();
         assert!(
             matches!(table.tracking(), Some(TrackStatus::Moved { .. })),

@@ -695,8 +695,11 @@ fn a_table_that_differs_from_the_game_is_a_desync_until_it_is_put_right() {
     // The user clicked Red's move before Red made it: the game has the blue 2 with an
     // apprentice on pillar 3 of the central tower, while the still table (live-flag's frames
     // 86-92) still has it in the roll area, and no legal move takes a die back: a desync,
-    // with what differs. Red's hand then tries tower B (107-124: the table still differs)
-    // and puts the die where the game has it (149-157): they agree again, nothing is played.
+    // with what differs. Red's hand then tries tower B (107-124), where the apprentice
+    // stands on the die and hides it from the camera: the table reads as Red's apprentice
+    // alone on tower B, the central tower's bonus meeple put on a pillar, which is flagged.
+    // The hand puts the die and the apprentice where the game has them (149-157): table and
+    // game agree again, nothing is played.
     let dir = fixtures().join("live-flag");
     let mut harness = with_game(&dir);
     let ahead = rules::Action::from_notation("red place blue2 apprentice central3").unwrap();
@@ -726,18 +729,23 @@ fn a_table_that_differs_from_the_game_is_a_desync_until_it_is_put_right() {
 
     step_until(&mut harness, "the table put right", |h| {
         let referee = &snapshot(h).referee;
-        referee.active_desync.is_none() && referee.desyncs.iter().all(|d| d.resolved.is_some())
+        referee.active_desync.is_none()
+            && referee.active_flag.is_none()
+            && referee.desyncs.iter().all(|d| d.resolved.is_some())
+            && referee
+                .flags
+                .iter()
+                .any(|f| f.cleared.is_some_and(|c| c >= 149))
     });
-    // The die on tower B was a desync of its own (the game has it elsewhere), put right
-    // when it went to the central tower.
-    let desyncs = snapshot(&harness).referee.desyncs.clone();
-    let last = desyncs.last().unwrap();
+    let referee = snapshot(&harness).referee.clone();
+    let tower_b = referee
+        .flags
+        .iter()
+        .find(|f| f.tower == Some(rules::TowerId::B))
+        .unwrap_or_else(|| panic!("{:?}", referee.flags));
     assert!(
-        last.differences
-            .iter()
-            .any(|d| d.starts_with("Pillar 2 of tower B"))
-            && last.resolved.unwrap() >= 149,
-        "{desyncs:?}"
+        (107..=124).contains(&tower_b.frame) && tower_b.cleared.is_some_and(|c| c >= 149),
+        "{tower_b:?}"
     );
     assert!(
         harness

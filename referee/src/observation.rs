@@ -114,6 +114,10 @@ pub struct Observation {
     /// by a new tile shows as its pieces gone, then as new pieces on the same pillars).
     #[serde(default)]
     pub levels_assumed: bool,
+    /// Nothing moved since the frame read before this one, and the camera path repeats
+    /// that frame's reading instead of reading this one again: the vote counts it once.
+    #[serde(default)]
+    pub repeated: bool,
 }
 
 impl Observation {

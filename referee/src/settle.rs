@@ -24,24 +24,29 @@ impl Default for SettleRule {
     }
 }
 
-/// A reading reduced to what must stay the same: every piece and its place, the tiles
-/// read; no positions or confidences.
+/// A reading reduced to what must stay the same: every piece and its place, what each sure
+/// piece shows, the tiles read; no positions or confidences. What an unsure piece shows is
+/// a guess that the referee lets match any value of its colour or either rank: a guess
+/// that changes from frame to frame (a die under a meeple, a far meeple in a reserve) is no
+/// change of the table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ReadingKey {
-    pieces: Vec<(u8, u16, Place, bool)>,
+    /// Kind (0 die, 1 meeple), colour or player, value or rank when sure, place.
+    pieces: Vec<(u8, u8, Option<u8>, Place)>,
     tiles: Vec<(TowerId, u8, String)>,
 }
 
 impl ReadingKey {
     pub fn of(observation: &Observation) -> Self {
-        let mut pieces: Vec<(u8, u16, Place, bool)> = Vec::new();
+        let sure = |uncertain: bool, shows: u8| (!uncertain).then_some(shows);
+        let mut pieces: Vec<(u8, u8, Option<u8>, Place)> = Vec::new();
         for d in &observation.dice {
-            let code = d.die.color.index() as u16 * 8 + u16::from(d.die.value.get());
-            pieces.push((0, code, d.place, d.uncertain));
+            let shows = sure(d.uncertain, d.die.value.get());
+            pieces.push((0, d.die.color.index() as u8, shows, d.place));
         }
         for m in &observation.meeples {
-            let code = m.meeple.player as u16 * 2 + m.meeple.rank as u16;
-            pieces.push((1, code, m.place, m.uncertain));
+            let shows = sure(m.uncertain, m.meeple.rank as u8);
+            pieces.push((1, m.meeple.player as u8, shows, m.place));
         }
         pieces.sort();
         let mut tiles: Vec<(TowerId, u8, String)> = observation
@@ -143,6 +148,25 @@ mod tests {
         for frame in 14..20 {
             assert!(!settler.update(&table(frame, 5, true)));
         }
+    }
+
+    #[test]
+    fn an_unsure_guess_that_changes_is_no_change_of_the_table() {
+        let mut settler = Settler::new(SettleRule::default());
+        let unsure = |frame, value| Observation {
+            dice: vec![SeenDie {
+                uncertain: true,
+                ..table(frame, value, false).dice[0]
+            }],
+            ..table(frame, value, false)
+        };
+        assert!(!settler.update(&unsure(0, 2)));
+        assert!(!settler.update(&unsure(1, 5)));
+        assert!(settler.update(&unsure(2, 2)));
+        // Read surely, the value counts.
+        assert!(!settler.update(&table(3, 2, false)));
+        assert!(!settler.update(&table(4, 2, false)));
+        assert!(settler.update(&table(5, 2, false)));
     }
 
     #[test]

@@ -6,48 +6,81 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::observation::{Observation, Place, SeenDie, SeenMeeple};
 
-/// A piece as the vote counts it: kind and identity at a place.
+/// A piece as the vote counts it present: kind and colour at a place. What it shows (a
+/// die's value, a meeple's rank) is voted apart: a die under a meeple, whose value is a
+/// guess, is read with one value in some frames and another in others, and must count as
+/// one die seen in every frame, not as two dice each seen in half of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Ballot {
-    Die(u8, u8, Place),
-    Meeple(u8, u8, Place),
+    Die(u8, Place),
+    Meeple(u8, Place),
 }
 
-/// One frame's pieces, counted.
+/// One sighting of a piece: what it showed, and the piece as read.
+#[derive(Clone, Copy, Debug)]
+enum Piece {
+    Die(SeenDie),
+    Meeple(SeenMeeple),
+}
+
+impl Piece {
+    fn ballot(&self) -> Ballot {
+        match self {
+            Piece::Die(d) => Ballot::Die(d.die.color.index() as u8, d.place),
+            Piece::Meeple(m) => Ballot::Meeple(m.meeple.player as u8, m.place),
+        }
+    }
+
+    /// What it shows: a die's value, a meeple's rank.
+    fn shows(&self) -> u8 {
+        match self {
+            Piece::Die(d) => d.die.value.get(),
+            Piece::Meeple(m) => m.meeple.rank as u8,
+        }
+    }
+
+    fn sure(&self) -> bool {
+        match self {
+            Piece::Die(d) => !d.uncertain,
+            Piece::Meeple(m) => !m.uncertain,
+        }
+    }
+
+    fn confidence(&self) -> f32 {
+        match self {
+            Piece::Die(d) => d.confidence,
+            Piece::Meeple(m) => m.confidence,
+        }
+    }
+}
+
+/// One frame's pieces, by ballot.
 #[derive(Clone, Debug, Default)]
 struct Tally {
-    /// How many of each piece, with the sure ones among them and their summed confidence.
-    counts: BTreeMap<Ballot, (u32, u32, f32)>,
-    dice: BTreeMap<Ballot, SeenDie>,
-    meeples: BTreeMap<Ballot, SeenMeeple>,
+    pieces: BTreeMap<Ballot, Vec<Piece>>,
 }
 
 impl Tally {
     fn of(observation: &Observation) -> Self {
         let mut tally = Self::default();
-        for die in &observation.dice {
-            let ballot = Ballot::Die(die.die.color.index() as u8, die.die.value.get(), die.place);
-            tally.add(ballot, die.uncertain, die.confidence);
-            tally.dice.insert(ballot, *die);
-        }
-        for meeple in &observation.meeples {
-            let ballot = Ballot::Meeple(
-                meeple.meeple.player as u8,
-                meeple.meeple.rank as u8,
-                meeple.place,
-            );
-            tally.add(ballot, meeple.uncertain, meeple.confidence);
-            tally.meeples.insert(ballot, *meeple);
+        let pieces = (observation.dice.iter().map(|&d| Piece::Die(d)))
+            .chain(observation.meeples.iter().map(|&m| Piece::Meeple(m)));
+        for piece in pieces {
+            tally.pieces.entry(piece.ballot()).or_default().push(piece);
         }
         tally
     }
+}
 
-    fn add(&mut self, ballot: Ballot, uncertain: bool, confidence: f32) {
-        let entry = self.counts.entry(ballot).or_default();
-        entry.0 += 1;
-        entry.1 += u32::from(!uncertain);
-        entry.2 += confidence;
-    }
+/// The sightings of one thing shown (a value, a rank) by the pieces of one ballot.
+#[derive(Clone, Copy, Debug)]
+struct Sightings {
+    count: u32,
+    sure: u32,
+    confidence: f32,
+    /// The latest sighting, and the frame of the window it is from.
+    example: Piece,
+    last: usize,
 }
 
 /// Votes each frame's reading with the frames before it.
@@ -55,11 +88,16 @@ impl Tally {
 /// A piece is in the voted table as many times as at least half of the last `window`
 /// frames show it at that place (the median count), flagged uncertain unless most of its
 /// sightings were sure, with their mean confidence. A frame with a hand over the table
-/// starts the vote again: what the hand moved is a new table.
+/// starts the vote again: what the hand moved is a new table. A repeated reading
+/// ([`Observation::repeated`]) adds no ballot: one reading seen in many frames is still one
+/// reading, and a piece read in one frame of three must not stand for good because that
+/// frame was the last one read.
 #[derive(Clone, Debug)]
 pub struct Voter {
     window: usize,
     frames: VecDeque<Tally>,
+    /// The last frame was a repeat: no newer reading is coming until something moves.
+    repeating: bool,
 }
 
 impl Voter {
@@ -68,17 +106,20 @@ impl Voter {
         Self {
             window: window.max(1) as usize,
             frames: VecDeque::new(),
+            repeating: false,
         }
     }
 
-    /// Whether the last vote had its whole window of frames since the last hand: a vote
-    /// over fewer frames is a guess (right after a hand, a blurred frame outvotes nothing).
+    /// Whether the last vote had its whole window of frames since the last hand, or every
+    /// reading there will be until something moves: a vote over fewer frames is a guess
+    /// (right after a hand, a blurred frame outvotes nothing).
     pub fn whole(&self) -> bool {
-        self.window == 1 || self.frames.len() == self.window
+        self.window == 1 || self.frames.len() == self.window || self.repeating
     }
 
     /// The voted table of `observation` and the frames before it.
     pub fn vote(&mut self, observation: &Observation) -> Observation {
+        self.repeating = false;
         if observation.is_covered() {
             self.frames.clear();
             return observation.clone();
@@ -86,15 +127,13 @@ impl Voter {
         if self.window == 1 {
             return observation.clone();
         }
-        if self.frames.len() == self.window {
-            self.frames.pop_front();
-        }
-        self.frames.push_back(Tally::of(observation));
-        let mut ballots: BTreeMap<Ballot, Vec<(u32, u32, f32)>> = BTreeMap::new();
-        for tally in &self.frames {
-            for (ballot, counts) in &tally.counts {
-                ballots.entry(*ballot).or_default().push(*counts);
+        if observation.repeated && !self.frames.is_empty() {
+            self.repeating = true;
+        } else {
+            if self.frames.len() == self.window {
+                self.frames.pop_front();
             }
+            self.frames.push_back(Tally::of(observation));
         }
         let frames = self.frames.len();
         let mut voted = Observation {
@@ -105,48 +144,75 @@ impl Voter {
             covered: Vec::new(),
             floors: observation.floors.clone(),
             levels_assumed: observation.levels_assumed,
+            repeated: observation.repeated,
         };
-        for (ballot, seen) in ballots {
+        // Per ballot, how many of it each frame shows, and what they showed, latest last.
+        let mut ballots: BTreeMap<Ballot, (Vec<u32>, BTreeMap<u8, Sightings>)> = BTreeMap::new();
+        for (index, tally) in self.frames.iter().enumerate() {
+            for (ballot, pieces) in &tally.pieces {
+                let (counts, shown) = ballots.entry(*ballot).or_default();
+                counts.push(pieces.len() as u32);
+                for piece in pieces {
+                    let seen = shown.entry(piece.shows()).or_insert(Sightings {
+                        count: 0,
+                        sure: 0,
+                        confidence: 0.0,
+                        example: *piece,
+                        last: index,
+                    });
+                    seen.count += 1;
+                    seen.sure += u32::from(piece.sure());
+                    seen.confidence += piece.confidence();
+                    seen.example = *piece;
+                    seen.last = index;
+                }
+            }
+        }
+        for (mut counts, mut shown) in ballots.into_values() {
             // The count that at least half of the frames reach: frames that do not show the
             // piece count zero.
-            let mut counts: Vec<u32> = seen.iter().map(|c| c.0).collect();
             counts.resize(frames, 0);
             counts.sort_unstable_by(|a, b| b.cmp(a));
-            let count = counts[(frames - 1) / 2];
-            if count == 0 {
-                continue;
-            }
-            let sightings: u32 = seen.iter().map(|c| c.0).sum();
-            let sure: u32 = seen.iter().map(|c| c.1).sum();
-            let confidence = seen.iter().map(|c| c.2).sum::<f32>() / sightings as f32;
-            let uncertain = 2 * sure <= sightings;
-            let example = self.frames.iter().rev().find_map(|t| match ballot {
-                Ballot::Die(..) => t.dice.get(&ballot).map(|d| Piece::Die(*d)),
-                Ballot::Meeple(..) => t.meeples.get(&ballot).map(|m| Piece::Meeple(*m)),
-            });
-            for _ in 0..count {
-                match example {
-                    Some(Piece::Die(die)) => voted.dice.push(SeenDie {
+            // Each piece shows what was seen most often (of two seen as often, the one seen
+            // last); one seen in every frame uses up that many sightings, so two dice of
+            // one value need twice as many.
+            let mut left: BTreeMap<u8, i64> = shown
+                .iter()
+                .map(|(&v, s)| (v, i64::from(s.count)))
+                .collect();
+            for _ in 0..counts[(frames - 1) / 2] {
+                let Some((&value, _)) = left
+                    .iter()
+                    .max_by_key(|&(v, &count)| (count, shown.get(v).map(|s| s.last)))
+                else {
+                    break;
+                };
+                if let Some(count) = left.get_mut(&value) {
+                    *count -= frames as i64;
+                }
+                let Some(seen) = shown.get_mut(&value) else {
+                    break;
+                };
+                // Unsure unless most of its sightings were sure and it was seen in at least
+                // half of the frames.
+                let uncertain = 2 * seen.sure <= seen.count || 2 * seen.count < frames as u32;
+                let confidence = seen.confidence / seen.count as f32;
+                match seen.example {
+                    Piece::Die(die) => voted.dice.push(SeenDie {
                         confidence,
                         uncertain,
                         ..die
                     }),
-                    Some(Piece::Meeple(meeple)) => voted.meeples.push(SeenMeeple {
+                    Piece::Meeple(meeple) => voted.meeples.push(SeenMeeple {
                         confidence,
                         uncertain,
                         ..meeple
                     }),
-                    None => {}
                 }
             }
         }
         voted
     }
-}
-
-enum Piece {
-    Die(SeenDie),
-    Meeple(SeenMeeple),
 }
 
 #[cfg(test)]
@@ -256,6 +322,31 @@ mod tests {
         let voted = voter.vote(&frame(3, vec![die(2, Place::ManaPool)]));
         assert!(voted.meeples.is_empty());
         assert_eq!(values(&voted), vec![2]);
+    }
+
+    #[test]
+    fn a_repeated_reading_is_one_ballot_and_ends_the_wait_for_a_whole_window() {
+        let mut voter = Voter::new(5);
+        let roll = Place::RollArea;
+        // Three fresh readings, the last of which misses the 5; then the camera path
+        // repeats that reading while nothing moves.
+        voter.vote(&frame(0, vec![die(3, roll), die(5, roll)]));
+        voter.vote(&frame(1, vec![die(3, roll), die(5, roll)]));
+        voter.vote(&frame(2, vec![die(3, roll)]));
+        assert!(!voter.whole());
+        for f in 3..12 {
+            let repeat = Observation {
+                repeated: true,
+                ..frame(f, vec![die(3, roll)])
+            };
+            let voted = voter.vote(&repeat);
+            assert_eq!(values(&voted), vec![3, 5], "frame {f}");
+            assert_eq!(voted.frame, f);
+            assert!(voter.whole());
+        }
+        // A fresh reading counts again.
+        voter.vote(&frame(12, vec![die(3, roll)]));
+        assert!(!voter.whole());
     }
 
     #[test]

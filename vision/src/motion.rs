@@ -91,6 +91,19 @@ impl Changes {
         }
     }
 
+    /// Adds the blocks that moved in `other`; changes of frames of another size make
+    /// everything moved.
+    pub fn merge(&mut self, other: &Changes) {
+        let grid = |c: &Changes| (c.block_px, c.columns, c.rows);
+        if grid(self) == grid(other) {
+            for (mine, &theirs) in self.moved.iter_mut().zip(&other.moved) {
+                *mine |= theirs;
+            }
+        } else {
+            *self = Self::everything();
+        }
+    }
+
     /// Whether anything moved.
     pub fn any(&self) -> bool {
         self.moved.iter().any(|&m| m)
@@ -240,6 +253,30 @@ mod tests {
         assert!(motion.compare(&moved).any());
         motion.mark_read();
         assert!(!motion.compare(&moved).any());
+    }
+
+    #[test]
+    fn merged_changes_hold_the_blocks_of_both() {
+        let mut motion = Motion::default();
+        let first = table();
+        motion.compare(&first);
+        motion.mark_read();
+        let with_die = |x0: u32| {
+            let mut image = first.clone();
+            for y in 300..330 {
+                for x in x0..x0 + 30 {
+                    image.put_pixel(x, y, Rgb([250, 250, 250]));
+                }
+            }
+            image
+        };
+        let mut recent = motion.compare(&with_die(100));
+        recent.merge(&motion.compare(&with_die(600)));
+        assert!(recent.touches([105.0, 305.0, 125.0, 325.0]));
+        assert!(recent.touches([605.0, 305.0, 625.0, 325.0]));
+        assert!(!recent.touches([1000.0, 300.0, 1030.0, 330.0]));
+        recent.merge(&motion.compare(&RgbImage::new(640, 360)));
+        assert_eq!(recent.share(), 1.0);
     }
 
     #[test]

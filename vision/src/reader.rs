@@ -444,6 +444,58 @@ impl DiceReader {
         Ok(reading)
     }
 
+    /// Reads again, in a still frame, what stands in the blocks `region` (those that moved
+    /// lately): each item of `previous` there at its box unless the finder finds it again,
+    /// and whatever else the finder finds there. An item the finder misses in one still
+    /// frame (a meeple on its die, a die under a meeple) is so not lost while nothing moved:
+    /// the reader alone says whether it is still there and reads it anew. Items outside
+    /// `region` are kept as `previous` has them.
+    pub fn read_again(
+        &mut self,
+        image: &RgbImage,
+        previous: &Reading,
+        region: &Changes,
+    ) -> Result<Reading, VisionError> {
+        if (previous.width, previous.height) != image.dimensions() {
+            return self.read(image);
+        }
+        let mut found: Vec<Found> = (self.find(image)?.into_iter())
+            .filter(|f| region.touches(f.box_px))
+            .collect();
+        let known = (previous.dice.iter().map(|d| (d.box_px, KIND_DIE)))
+            .chain(previous.meeples.iter().map(|m| (m.box_px, KIND_MEEPLE)))
+            .filter(|&(box_px, _)| region.touches(box_px))
+            .filter(|&(box_px, class)| {
+                !found
+                    .iter()
+                    .any(|f| f.class == class && same_item(f.box_px, box_px))
+            })
+            .map(|(box_px, class)| {
+                // The kind it was read as stands for the finder's opinion.
+                let mut heats = [0.0; 2];
+                heats[class] = 1.0;
+                Found {
+                    box_px,
+                    class,
+                    heats,
+                }
+            })
+            .collect::<Vec<_>>();
+        found.extend(known);
+        let mut reading = self.read_found(image, &found)?;
+        reading.dice.extend(
+            (previous.dice.iter())
+                .filter(|d| !region.touches(d.box_px))
+                .cloned(),
+        );
+        reading.meeples.extend(
+            (previous.meeples.iter())
+                .filter(|m| !region.touches(m.box_px))
+                .cloned(),
+        );
+        Ok(reading)
+    }
+
     /// The reader over given places (found by the finder, or known from a calibration).
     pub fn read_found(
         &mut self,

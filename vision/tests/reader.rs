@@ -219,3 +219,33 @@ fn only_what_moved_is_read_again() {
     }
     assert_eq!(partly.meeples.len(), anew.meeples.len());
 }
+
+#[test]
+fn a_still_frame_is_read_again_where_items_were_read_before() {
+    let mut reader = DiceReader::shipped().unwrap();
+    reader.settings.turns = vision::Turns::One;
+    let image = read_rgb(&fixtures().join("scene-720p-0.jpg")).unwrap();
+    let before = reader.read(&image).unwrap();
+    assert!(before.dice.len() >= 3, "{before:?}");
+    // Every block moved lately (a frame with nothing to compare with), and a finder that
+    // finds nothing this frame: each item is read again at its box, by the reader alone.
+    let everything = Motion::default().compare(&image);
+    reader.settings.find_threshold = 2.0;
+    let mut with_phantom = before.clone();
+    let mut phantom = before.dice[0].clone();
+    phantom.box_px = [8.0, 8.0, 36.0, 36.0];
+    with_phantom.dice.push(phantom);
+    let again = reader
+        .read_again(&image, &with_phantom, &everything)
+        .unwrap();
+    let key = |r: &Reading| {
+        let mut dice: Vec<_> = (r.dice.iter())
+            .map(|d| (d.color.name(), d.value, d.box_px.map(|v| v as i32)))
+            .collect();
+        dice.sort();
+        dice
+    };
+    // The dice read before, and not the die that was never there (an empty corner).
+    assert_eq!(key(&again), key(&before));
+    assert_eq!(again.meeples.len(), before.meeples.len());
+}
