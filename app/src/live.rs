@@ -605,6 +605,7 @@ impl Worker {
         };
         // Frames come many a second: each crop read once, also before the mat is found.
         reader.settings = options.reader;
+        let vote_frames = options.referee.vote_frames;
         let mut referee = match start_referee(options) {
             Ok(referee) => referee,
             Err(error) => return self.fail(format!("the referee refuses the game: {error}")),
@@ -642,7 +643,14 @@ impl Worker {
                 SourceEvent::Frame(frame) => {
                     let time_s = frame.timestamp.as_secs_f64();
                     if matches!(eyes, Some(Eyes::Bare(_))) {
-                        self.calibrate(&mut eyes, &layout, &mut saved, &mut tried, &frame);
+                        self.calibrate(
+                            &mut eyes,
+                            &layout,
+                            &mut saved,
+                            &mut tried,
+                            vote_frames,
+                            &frame,
+                        );
                     }
                     let Some(current) = eyes.as_mut() else {
                         return self.fail("the reader was lost".to_owned());
@@ -684,6 +692,7 @@ impl Worker {
         layout: &MatLayout,
         saved: &mut Option<PathBuf>,
         tried: &mut u32,
+        vote_frames: u32,
         frame: &vision::Frame,
     ) {
         if *tried >= MARKER_TRIES && saved.is_none() && !frame.number.is_multiple_of(MARKER_EVERY) {
@@ -713,6 +722,7 @@ impl Worker {
                 *reader,
                 camera,
                 layout.clone(),
+                vote_frames,
             ))));
         }
         self.snapshot.calibration = CalibrationStatus::Calibrated {

@@ -136,20 +136,23 @@ const MOVED_SHARE: f64 = 0.01;
 /// when a hand or an arm moves over the table; a die put down or taken moves 2-9.
 const HAND_BLOCKS: usize = 16;
 
-/// After something moved, the blocks that moved are read again in this many still frames.
-/// Each is a fresh ballot for the referee's vote: a die read near the reader's threshold
-/// (one under a meeple, one half in a shadow) is seen in some frames and not in others, and
-/// the reading of the last frame that moved, often taken as the hand left, must not stand
-/// alone for as long as the table stays still.
+/// After something moved, the blocks that moved are read again in at least this many still
+/// frames (as many as the referee's vote needs to fill its window,
+/// [`TableReader::new`]). Each is a fresh ballot for the vote: a die read near the reader's
+/// threshold (one under a meeple, one half in a shadow) is seen in some frames and not in
+/// others, and the reading of the last frame that moved, often taken as the hand left,
+/// must not stand alone for as long as the table stays still.
 const FRESH_READS: u32 = 4;
 
-/// The blocks of a frame to read.
-enum ToRead {
-    /// Blocks that moved since the frame last read: what the finder finds there.
-    Moved(Changes),
-    /// Blocks that moved lately, in a still frame: what was read there before and what the
-    /// finder finds there ([`DiceReader::read_again`]).
-    Fresh(Changes),
+/// A table that moved lately, read again while it is still.
+struct Settling {
+    /// Every block that moved since the table was last still for the fresh reads.
+    blocks: Changes,
+    /// The still frames left to read again.
+    left: u32,
+    /// The reading of the last frame that moved: what each fresh read looks at again, so
+    /// that an item one fresh read missed is looked at in the next.
+    base: Reading,
 }
 
 /// The reader and the calibration of one camera: frames in, observations out. Only what
@@ -160,9 +163,9 @@ pub struct TableReader {
     geometry: TableGeometry,
     motion: Motion,
     last: Option<Reading>,
-    /// The blocks that moved since the table was last still for [`FRESH_READS`] frames,
-    /// and how many still frames are left to read them again.
-    settling: Option<(Changes, u32)>,
+    settling: Option<Settling>,
+    /// How many still frames are read again after a move.
+    fresh_reads: u32,
     /// Follows the mat in the frames: a bumped camera or mat is calibrated again.
     tracker: Tracker,
     markers: Option<MarkerDetector>,
@@ -175,8 +178,16 @@ pub struct TableReader {
 impl TableReader {
     /// A camera's frames are read many times a second and voted over frames by the
     /// referee, so each crop is read once (`ReaderSettings::live`); the reader's other
-    /// settings are kept.
-    pub fn new(mut reader: DiceReader, camera: Camera, layout: MatLayout) -> Self {
+    /// settings are kept. `vote_frames` is the referee's vote window
+    /// ([`referee::RefereeSettings::vote_frames`]): the fresh reads of a still table after
+    /// a move fill it, so that the vote does not mix the table before the move with the
+    /// one after.
+    pub fn new(
+        mut reader: DiceReader,
+        camera: Camera,
+        layout: MatLayout,
+        vote_frames: u32,
+    ) -> Self {
         reader.settings.turns = ReaderSettings::live().turns;
         Self {
             reader,
@@ -187,6 +198,7 @@ impl TableReader {
             motion: Motion::default(),
             last: None,
             settling: None,
+            fresh_reads: FRESH_READS.max(vote_frames.saturating_sub(1)),
             markers: None,
             tracking: None,
             since_search: TRACK_EVERY,
@@ -245,28 +257,6 @@ impl TableReader {
             .collect()
     }
 
-    /// What to read in a frame where `moved` moved: those blocks, else on the first
-    /// [`FRESH_READS`] still frames after a move every block that moved since the table was
-    /// last still (`Fresh`), else nothing (`None`: the last reading stands).
-    fn blocks_to_read(&mut self, moved: Changes) -> Option<ToRead> {
-        if moved.any() {
-            let recent = match self.settling.take() {
-                Some((mut recent, _)) => {
-                    recent.merge(&moved);
-                    recent
-                }
-                None => moved.clone(),
-            };
-            self.settling = Some((recent, FRESH_READS));
-            return Some(ToRead::Moved(moved));
-        }
-        let (recent, left) = self.settling.take()?;
-        if left > 1 {
-            self.settling = Some((recent.clone(), left - 1));
-        }
-        Some(ToRead::Fresh(recent))
-    }
-
     /// Reads `image`, frame `frame` at `time_s`, of a table where the game is at `state`
     /// (its towers' heights tell at which floor to look for pieces). Returns the reading
     /// with places (to draw) and the observation (to referee).
@@ -279,19 +269,49 @@ impl TableReader {
     ) -> Result<(Reading, Observation), VisionError> {
         let camera_in_doubt = self.track(image);
         let moved = self.motion.compare(image);
-        let (moved_now, hand) = (moved.any(), moved.largest_region() >= HAND_BLOCKS);
-        let (mut reading, repeated) = match (self.blocks_to_read(moved), &self.last) {
-            (Some(ToRead::Moved(blocks)), Some(last)) => {
-                (self.reader.read_moved(image, last, &blocks)?, false)
+        let hand = moved.largest_region() >= HAND_BLOCKS;
+        let mut repeated = false;
+        let mut reading = match (&self.last, &mut self.settling) {
+            (None, _) => self.reader.read(image)?,
+            (Some(last), _) if moved.any() => self.reader.read_moved(image, last, &moved)?,
+            (Some(_), Some(settling)) => {
+                let reading = self
+                    .reader
+                    .read_again(image, &settling.base, &settling.blocks)?;
+                settling.left -= 1;
+                if settling.left == 0 {
+                    self.settling = None;
+                }
+                reading
             }
-            (Some(ToRead::Fresh(blocks)), Some(last)) => {
-                (self.reader.read_again(image, last, &blocks)?, false)
+            (Some(last), None) => {
+                repeated = true;
+                last.clone()
             }
-            (_, None) => (self.reader.read(image)?, false),
-            (None, Some(last)) => (last.clone(), true),
         };
-        if moved_now {
+        if moved.any() {
             self.motion.mark_read();
+            let blocks = match self.settling.take() {
+                Some(mut settling) => {
+                    settling.blocks.merge(&moved);
+                    settling.blocks
+                }
+                None => moved,
+            };
+            self.settling = Some(Settling {
+                blocks,
+                left: self.fresh_reads,
+                base: reading.clone(),
+            });
+        }
+        // While the camera is in doubt nothing read counts: once it is followed, the whole
+        // table is read afresh.
+        if camera_in_doubt {
+            self.settling = Some(Settling {
+                blocks: Changes::everything(),
+                left: self.fresh_reads,
+                base: reading.clone(),
+            });
         }
         if !repeated {
             self.last = Some(reading.clone());
@@ -348,7 +368,8 @@ mod tests {
     #[test]
     fn a_still_table_is_read_again_a_few_frames_then_its_reading_repeated() {
         let (image, camera, state) = front_view();
-        let mut table = TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2());
+        let mut table =
+            TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2(), 5);
         let frames = u64::from(FRESH_READS) + 2;
         let repeated: Vec<bool> = (0..frames)
             .map(|frame| {
@@ -377,7 +398,7 @@ mod tests {
                 - truth.camera_from_table.translation.vector)
                 .norm()
         };
-        let mut table = TableReader::new(DiceReader::shipped().unwrap(), bumped, layout);
+        let mut table = TableReader::new(DiceReader::shipped().unwrap(), bumped, layout, 5);
         let (_, first) = table.observe(&image, &state, 0, 0.0).unwrap();
         assert!(
             matches!(table.tracking(), Some(TrackStatus::Moved { .. })),

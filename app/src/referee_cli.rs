@@ -204,6 +204,8 @@ enum Eyes {
         /// The saved calibration, if given.
         saved: Option<PathBuf>,
         models: Option<PathBuf>,
+        /// The referee's vote window, which the reads of a still table fill.
+        vote_frames: u32,
         /// Made at the first frame whose camera is known.
         table: Option<Box<TableReader>>,
         timing: Box<Timing>,
@@ -325,6 +327,7 @@ impl Eyes {
             layout: layout(None)?,
             saved: options.calibration.map(Path::to_path_buf),
             models: options.models.map(Path::to_path_buf),
+            vote_frames: options.vote_frames,
             table: None,
             timing: Box::default(),
         })
@@ -374,6 +377,7 @@ impl Eyes {
                 layout,
                 saved,
                 models,
+                vote_frames,
                 table,
                 timing,
             } => {
@@ -419,6 +423,7 @@ impl Eyes {
                         dice_reader(models.as_deref())?,
                         camera,
                         layout.clone(),
+                        *vote_frames,
                     )));
                 }
                 let Some(table) = table else {

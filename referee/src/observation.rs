@@ -114,8 +114,9 @@ pub struct Observation {
     /// by a new tile shows as its pieces gone, then as new pieces on the same pillars).
     #[serde(default)]
     pub levels_assumed: bool,
-    /// Nothing moved since the frame read before this one, and the camera path repeats
-    /// that frame's reading instead of reading this one again: the vote counts it once.
+    /// The camera path did not read this frame: nothing moved since the last frame read,
+    /// and the still table was read again enough times after the last move, so it passes
+    /// on that frame's reading (its places located again). The vote counts it once.
     #[serde(default)]
     pub repeated: bool,
 }

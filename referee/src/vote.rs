@@ -81,17 +81,21 @@ struct Sightings {
     /// The latest sighting, and the frame of the window it is from.
     example: Piece,
     last: usize,
+    /// Sightings not yet used up by a piece voted to show it.
+    left: i64,
 }
 
 /// Votes each frame's reading with the frames before it.
 ///
-/// A piece is in the voted table as many times as at least half of the last `window`
-/// frames show it at that place (the median count), flagged uncertain unless most of its
-/// sightings were sure, with their mean confidence. A frame with a hand over the table
-/// starts the vote again: what the hand moved is a new table. A repeated reading
-/// ([`Observation::repeated`]) adds no ballot: one reading seen in many frames is still one
-/// reading, and a piece read in one frame of three must not stand for good because that
-/// frame was the last one read.
+/// A piece (a die of a colour, a meeple of a player) is in the voted table as many times
+/// as at least half of the last `window` readings show it at that place (the median
+/// count), each showing the value or rank seen most often there. It is flagged uncertain
+/// unless most sightings of what it shows were sure and what it shows was seen in at least
+/// half of the readings; its confidence is the mean of those sightings. A frame with a hand
+/// over the table starts the vote again: what the hand moved is a new table. A repeated
+/// reading ([`Observation::repeated`]) adds no ballot: one reading seen in many frames is
+/// still one reading, and a piece read in one frame of three must not stand for good
+/// because that frame was the last one read.
 #[derive(Clone, Debug)]
 pub struct Voter {
     window: usize,
@@ -159,8 +163,10 @@ impl Voter {
                         confidence: 0.0,
                         example: *piece,
                         last: index,
+                        left: 0,
                     });
                     seen.count += 1;
+                    seen.left += 1;
                     seen.sure += u32::from(piece.sure());
                     seen.confidence += piece.confidence();
                     seen.example = *piece;
@@ -174,25 +180,13 @@ impl Voter {
             counts.resize(frames, 0);
             counts.sort_unstable_by(|a, b| b.cmp(a));
             // Each piece shows what was seen most often (of two seen as often, the one seen
-            // last); one seen in every frame uses up that many sightings, so two dice of
-            // one value need twice as many.
-            let mut left: BTreeMap<u8, i64> = shown
-                .iter()
-                .map(|(&v, s)| (v, i64::from(s.count)))
-                .collect();
+            // last; then the higher value or rank); one seen in every frame uses up that
+            // many sightings, so two dice of one value need twice as many.
             for _ in 0..counts[(frames - 1) / 2] {
-                let Some((&value, _)) = left
-                    .iter()
-                    .max_by_key(|&(v, &count)| (count, shown.get(v).map(|s| s.last)))
-                else {
+                let Some(seen) = shown.values_mut().max_by_key(|s| (s.left, s.last)) else {
                     break;
                 };
-                if let Some(count) = left.get_mut(&value) {
-                    *count -= frames as i64;
-                }
-                let Some(seen) = shown.get_mut(&value) else {
-                    break;
-                };
+                seen.left -= frames as i64;
                 // Unsure unless most of its sightings were sure and it was seen in at least
                 // half of the frames.
                 let uncertain = 2 * seen.sure <= seen.count || 2 * seen.count < frames as u32;
@@ -347,6 +341,25 @@ mod tests {
         // A fresh reading counts again.
         voter.vote(&frame(12, vec![die(3, roll)]));
         assert!(!voter.whole());
+    }
+
+    #[test]
+    fn a_die_whose_value_flickers_is_one_die_and_unsure() {
+        let mut voter = Voter::new(5);
+        let pillar = Place::Tower {
+            tower: rules::TowerId::A,
+            level: 1,
+            pillar: rules::PillarIndex::First,
+            buried: false,
+        };
+        let mut voted = Observation::default();
+        for (f, value) in [3, 6, 3, 6, 5].into_iter().enumerate() {
+            voted = voter.vote(&frame(f as u64, vec![die(value, pillar)]));
+        }
+        // Seen in every frame, as a 3 and a 6 twice each: one die, the 6 (seen last of the
+        // two), unsure (its value in two frames of five).
+        assert_eq!(values(&voted), vec![6]);
+        assert!(voted.dice[0].uncertain);
     }
 
     #[test]

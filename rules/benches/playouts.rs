@@ -1,8 +1,9 @@
 //! Full random legal games per second on one core: `cargo bench -p tablesight-rules`.
 //! Each iteration sets up a game, draws every roll from the bag and plays random legal
-//! actions (from `legal_actions`) to the end-of-game tally: `random_playout` as teach-mode
-//! hints play a position out (`GameState::play_out`, no record kept), `random_game` the same
-//! games with their record (`random_game`).
+//! actions (from `legal_actions`) to the end-of-game tally: `play_out` as hints by playouts
+//! would play a position out (`GameState::play_out`, no record kept), `random_game` the same
+//! games with their record (`random_game`; the group called `random_playout` until
+//! 2026-11-26 measured these).
 
 use std::hint::black_box;
 
@@ -11,7 +12,7 @@ use rules::{GameSetup, PlayerColor, TileCatalogue, random_game, rng_from_seed};
 
 fn playouts(c: &mut Criterion) {
     let catalogue = TileCatalogue::arkhanos();
-    let mut group = c.benchmark_group("random_playout");
+    let mut group = c.benchmark_group("play_out");
     group.throughput(Throughput::Elements(1));
     for count in 2..=4 {
         let players = &PlayerColor::ALL[..count];

@@ -1,8 +1,8 @@
 //! How long the reader takes on one core: a 1280x720 rendered frame (finder over the whole
 //! frame, then the reader on every item found), the finder alone, the reader alone on 16
 //! crops, a phone-sized 4032x3024 photo; and a camera's frames read once each, only where
-//! they moved since the frame last read (`Motion`, `read_moved`): a still frame, and a
-//! frame where one die was put down.
+//! they moved lately (`Motion`, `read_moved`, `read_again`): a still frame, a frame where
+//! one die was put down, and one of the still frames after it, read again there.
 //! Run: `RAYON_NUM_THREADS=1 cargo bench -p tablesight-vision --bench reader`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly on bad set-up
@@ -76,6 +76,12 @@ fn reader(c: &mut Criterion) {
                 reader.read_moved(&moved, &before, &changes).unwrap()
             });
         },
+    );
+    let changes = motion.compare(&moved);
+    let after = reader.read_moved(&moved, &before, &changes).unwrap();
+    group.bench_function(
+        "camera frame, still after a die was put down (finder + the places there read again)",
+        |b| b.iter(|| reader.read_again(&moved, &after, &changes).unwrap()),
     );
     group.finish();
     println!(

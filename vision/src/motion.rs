@@ -82,7 +82,7 @@ pub struct Changes {
 
 impl Changes {
     /// Every block moved: a frame with nothing to compare with.
-    fn everything() -> Self {
+    pub fn everything() -> Self {
         Self {
             block_px: f32::INFINITY,
             columns: 1,

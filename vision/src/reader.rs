@@ -422,26 +422,8 @@ impl DiceReader {
         let found: Vec<Found> = (self.find(image)?.into_iter())
             .filter(|f| moved.touches(f.box_px))
             .collect();
-        let mut reading = self.read_found(image, &found)?;
-        // An item kept from before that the new readings overlap was seen again.
-        let kept_dice = (previous.dice.iter())
-            .filter(|d| !moved.touches(d.box_px))
-            .filter(|d| !reading.dice.iter().any(|n| same_item(n.box_px, d.box_px)))
-            .cloned()
-            .collect::<Vec<_>>();
-        let kept_meeples = (previous.meeples.iter())
-            .filter(|m| !moved.touches(m.box_px))
-            .filter(|m| {
-                !reading
-                    .meeples
-                    .iter()
-                    .any(|n| same_item(n.box_px, m.box_px))
-            })
-            .cloned()
-            .collect::<Vec<_>>();
-        reading.dice.extend(kept_dice);
-        reading.meeples.extend(kept_meeples);
-        Ok(reading)
+        let reading = self.read_found(image, &found)?;
+        Ok(with_kept(reading, previous, moved))
     }
 
     /// Reads again, in a still frame, what stands in the blocks `region` (those that moved
@@ -449,7 +431,7 @@ impl DiceReader {
     /// and whatever else the finder finds there. An item the finder misses in one still
     /// frame (a meeple on its die, a die under a meeple) is so not lost while nothing moved:
     /// the reader alone says whether it is still there and reads it anew. Items outside
-    /// `region` are kept as `previous` has them.
+    /// `region` are kept as `previous` has them, but for those a new reading overlaps.
     pub fn read_again(
         &mut self,
         image: &RgbImage,
@@ -482,18 +464,8 @@ impl DiceReader {
             })
             .collect::<Vec<_>>();
         found.extend(known);
-        let mut reading = self.read_found(image, &found)?;
-        reading.dice.extend(
-            (previous.dice.iter())
-                .filter(|d| !region.touches(d.box_px))
-                .cloned(),
-        );
-        reading.meeples.extend(
-            (previous.meeples.iter())
-                .filter(|m| !region.touches(m.box_px))
-                .cloned(),
-        );
-        Ok(reading)
+        let reading = self.read_found(image, &found)?;
+        Ok(with_kept(reading, previous, region))
     }
 
     /// The reader over given places (found by the finder, or known from a calibration).
@@ -612,6 +584,29 @@ impl DiceReader {
             });
         }
     }
+}
+
+/// `reading` of the blocks `read`, with the items of `previous` outside them kept, but for
+/// those the new readings overlap (seen again, near a block's edge).
+fn with_kept(mut reading: Reading, previous: &Reading, read: &Changes) -> Reading {
+    let kept_dice = (previous.dice.iter())
+        .filter(|d| !read.touches(d.box_px))
+        .filter(|d| !reading.dice.iter().any(|n| same_item(n.box_px, d.box_px)))
+        .cloned()
+        .collect::<Vec<_>>();
+    let kept_meeples = (previous.meeples.iter())
+        .filter(|m| !read.touches(m.box_px))
+        .filter(|m| {
+            !reading
+                .meeples
+                .iter()
+                .any(|n| same_item(n.box_px, m.box_px))
+        })
+        .cloned()
+        .collect::<Vec<_>>();
+    reading.dice.extend(kept_dice);
+    reading.meeples.extend(kept_meeples);
+    reading
 }
 
 /// The probabilities that a place holds a die and a meeple: the reader's share of "an
