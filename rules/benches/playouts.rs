@@ -8,48 +8,43 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rules::{GameSetup, PlayerColor, TileCatalogue, random_game, rng_from_seed};
+use rules::{GameRng, GameSetup, PlayerColor, TileCatalogue, random_game, rng_from_seed};
+
+/// A group of games of 2, 3 and 4 players, each set up from its seed and played by `play`.
+fn bench_games<T>(
+    c: &mut Criterion,
+    name: &str,
+    play: impl Fn(GameSetup, &TileCatalogue, &mut GameRng) -> T,
+) {
+    let catalogue = TileCatalogue::arkhanos();
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Elements(1));
+    for count in 2..=4 {
+        let players = &PlayerColor::ALL[..count];
+        let mut seed = 0u64;
+        group.bench_function(format!("{count}_players"), |b| {
+            b.iter(|| {
+                seed += 1;
+                let mut rng = rng_from_seed(seed);
+                let setup = GameSetup::random(players, &catalogue, &mut rng);
+                black_box(play(setup, &catalogue, &mut rng))
+            });
+        });
+    }
+    group.finish();
+}
 
 fn playouts(c: &mut Criterion) {
-    let catalogue = TileCatalogue::arkhanos();
-    let mut group = c.benchmark_group("play_out");
-    group.throughput(Throughput::Elements(1));
-    for count in 2..=4 {
-        let players = &PlayerColor::ALL[..count];
-        let mut seed = 0u64;
-        group.bench_function(format!("{count}_players"), |b| {
-            b.iter(|| {
-                seed += 1;
-                let mut rng = rng_from_seed(seed);
-                let setup = GameSetup::random(players, &catalogue, &mut rng);
-                black_box(setup.start(&catalogue).map(|mut state| {
-                    let played = state.play_out(&mut rng);
-                    (played, state)
-                }))
-            });
-        });
-    }
-    group.finish();
+    bench_games(c, "play_out", |setup, catalogue, rng| {
+        setup.start(catalogue).map(|mut state| {
+            let played = state.play_out(rng);
+            (played, state)
+        })
+    });
+    bench_games(c, "random_game", |setup, catalogue, rng| {
+        random_game(setup, catalogue, rng).map(|(_, state)| state)
+    });
 }
 
-fn games(c: &mut Criterion) {
-    let catalogue = TileCatalogue::arkhanos();
-    let mut group = c.benchmark_group("random_game");
-    group.throughput(Throughput::Elements(1));
-    for count in 2..=4 {
-        let players = &PlayerColor::ALL[..count];
-        let mut seed = 0u64;
-        group.bench_function(format!("{count}_players"), |b| {
-            b.iter(|| {
-                seed += 1;
-                let mut rng = rng_from_seed(seed);
-                let setup = GameSetup::random(players, &catalogue, &mut rng);
-                black_box(random_game(setup, &catalogue, &mut rng).map(|(_, state)| state))
-            });
-        });
-    }
-    group.finish();
-}
-
-criterion_group!(benches, playouts, games);
+criterion_group!(benches, playouts);
 criterion_main!(benches);
