@@ -222,6 +222,15 @@ mod tests {
         })
     }
 
+    /// Paints a square of `side` pixels from (`x0`, `y0`): a die put down, a hand.
+    fn paint(image: &mut RgbImage, x0: u32, y0: u32, side: u32, color: [u8; 3]) {
+        for y in y0..y0 + side {
+            for x in x0..x0 + side {
+                image.put_pixel(x, y, Rgb(color));
+            }
+        }
+    }
+
     #[test]
     fn a_still_frame_has_not_moved_and_a_new_die_moves_only_its_blocks() {
         let mut motion = Motion::default();
@@ -235,11 +244,7 @@ mod tests {
         assert!(!motion.compare(&noisy).any(), "sensor noise is no motion");
         // A white die of 30 px put down at (600, 300).
         let mut moved = first.clone();
-        for y in 300..330 {
-            for x in 600..630 {
-                moved.put_pixel(x, y, Rgb([250, 250, 250]));
-            }
-        }
+        paint(&mut moved, 600, 300, 30, [250, 250, 250]);
         let changes = motion.compare(&moved);
         assert!(
             changes.any() && changes.share() < 0.01,
@@ -263,11 +268,7 @@ mod tests {
         motion.mark_read();
         let with_die = |x0: u32| {
             let mut image = first.clone();
-            for y in 300..330 {
-                for x in x0..x0 + 30 {
-                    image.put_pixel(x, y, Rgb([250, 250, 250]));
-                }
-            }
+            paint(&mut image, x0, 300, 30, [250, 250, 250]);
             image
         };
         let mut recent = motion.compare(&with_die(100));
@@ -296,17 +297,11 @@ mod tests {
         motion.compare(&first);
         motion.mark_read();
         let mut moved = first.clone();
-        let paint = |image: &mut RgbImage, x0: u32, y0: u32, side: u32| {
-            for y in y0..y0 + side {
-                for x in x0..x0 + side {
-                    image.put_pixel(x, y, Rgb([220, 170, 150]));
-                }
-            }
-        };
-        paint(&mut moved, 100, 100, 30);
-        paint(&mut moved, 400, 100, 30);
+        let skin = [220, 170, 150];
+        paint(&mut moved, 100, 100, 30, skin);
+        paint(&mut moved, 400, 100, 30, skin);
         assert!(motion.compare(&moved).largest_region() <= 4);
-        paint(&mut moved, 600, 300, 200);
+        paint(&mut moved, 600, 300, 200, skin);
         assert!(motion.compare(&moved).largest_region() >= 36);
     }
 }
