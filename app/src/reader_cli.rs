@@ -229,6 +229,9 @@ struct Truth {
     /// False for a die that a meeple stands on (rendered scenes): no camera sees its value,
     /// so it is read right with its colour and either the right value or an unsure reading.
     value_shown: bool,
+    /// A meeple standing on a die (rendered scenes): the game's usual stack, which the
+    /// finder may take for one item.
+    on_die: bool,
     /// Where it stands on the mat (rendered scenes, which know their camera).
     place: Option<MatPlace>,
 }
@@ -316,6 +319,7 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                         box_px: die.box_px.map(|v| v as f32),
                         counted: die.visible >= 0.9,
                         value_shown: !labels.meeple_stands_on(die),
+                        on_die: false,
                         place: mat_place(&die.place, players),
                     });
                 }
@@ -327,6 +331,7 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                         box_px: die.box_px.map(|v| v as f32),
                         counted: die.visible >= 0.9,
                         value_shown: true,
+                        on_die: false,
                         place: None,
                     });
                 }
@@ -338,6 +343,10 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                         box_px: meeple.box_px.map(|v| v as f32),
                         counted: meeple.visible >= 0.9,
                         value_shown: true,
+                        on_die: labels
+                            .dice
+                            .iter()
+                            .any(|d| d.place == meeple.place && labels.meeple_stands_on(d)),
                         place: mat_place(&meeple.place, players),
                     });
                 }
@@ -395,6 +404,7 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                     ],
                     counted: true,
                     value_shown: true,
+                    on_die: false,
                     place: None,
                 });
             }
@@ -422,6 +432,10 @@ struct Tally {
     /// and read right.
     value_hidden: usize,
     value_hidden_right: usize,
+    /// Counted meeples standing on a die (`Truth::on_die`), those found, those read right.
+    on_die: usize,
+    on_die_found: usize,
+    on_die_right: usize,
     /// Found items whose true place is known (rendered scenes), and those put there.
     placed: usize,
     placed_right: usize,
@@ -625,6 +639,8 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         tally.value_right += usize::from(value_right);
         tally.read_right += usize::from(value_right && class_right);
         tally.value_hidden_right += usize::from(!truth.value_shown && value_right && class_right);
+        tally.on_die_found += usize::from(truth.on_die);
+        tally.on_die_right += usize::from(truth.on_die && value_right && class_right);
         let band = &mut tally.by_size[size_band(truth.box_px)];
         band.found += 1;
         band.read_right += usize::from(value_right && class_right);
@@ -662,6 +678,7 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         };
         tally.counted += 1;
         tally.value_hidden += usize::from(!truth.value_shown);
+        tally.on_die += usize::from(truth.on_die);
         tally.by_size[size_band(truth.box_px)].counted += 1;
         if !taken[i] {
             errors += 1;
@@ -720,6 +737,15 @@ fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<
                 "  {} of them under a meeple, their value hidden: {:.2} % found and read right (the colour, and the value right or flagged unsure)",
                 tally.value_hidden,
                 share(tally.value_hidden_right, tally.value_hidden)
+            )?;
+        }
+        if tally.on_die > 0 {
+            writeln!(
+                out,
+                "  {} of them standing on a die: {:.2} % found, {:.2} % found and read right",
+                tally.on_die,
+                share(tally.on_die_found, tally.on_die),
+                share(tally.on_die_right, tally.on_die)
             )?;
         }
         if tally.placed > 0 {
@@ -787,6 +813,7 @@ mod tests {
             box_px: [100.0, 100.0, 130.0, 130.0],
             counted: true,
             value_shown,
+            on_die: false,
             place: None,
         }
     }
@@ -815,6 +842,41 @@ mod tests {
         let errors = score_picture(&[truth], reading, &mut figures);
         assert_eq!((figures.dice.counted, figures.dice.found), (1, 1));
         ((figures.dice.read_right, errors), figures)
+    }
+
+    #[test]
+    fn meeples_on_a_die_are_counted_apart() {
+        let red_master = |on_die| Truth {
+            die: false,
+            value: vision::MeepleColor::Red as u8,
+            class: Some("master".into()),
+            on_die,
+            ..blue_three(true)
+        };
+        let reading = Reading {
+            meeples: vec![vision::MeepleReading {
+                player: vision::MeepleColor::Red,
+                rank: vision::MeepleRank::Master,
+                box_px: [101.0, 99.0, 131.0, 129.0],
+                confidence: 0.9,
+                uncertain: false,
+                place: None,
+            }],
+            ..die_reading(DieColor::Blue, 3, false)
+        };
+        let mut figures = Figures::default();
+        // One standing on a die, read; one beside it, missed.
+        let missed = Truth {
+            box_px: [300.0, 300.0, 330.0, 330.0],
+            ..red_master(false)
+        };
+        score_picture(&[red_master(true), missed], &reading, &mut figures);
+        let meeples = &figures.meeples;
+        assert_eq!((meeples.counted, meeples.found), (2, 1));
+        assert_eq!(
+            (meeples.on_die, meeples.on_die_found, meeples.on_die_right),
+            (1, 1, 1)
+        );
     }
 
     #[test]
