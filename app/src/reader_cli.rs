@@ -432,10 +432,8 @@ struct Tally {
     /// and read right.
     value_hidden: usize,
     value_hidden_right: usize,
-    /// Counted meeples standing on a die (`Truth::on_die`), those found, those read right.
-    on_die: usize,
-    on_die_found: usize,
-    on_die_right: usize,
+    /// Meeples standing on a die (`Truth::on_die`).
+    on_die: Subset,
     /// Found items whose true place is known (rendered scenes), and those put there.
     placed: usize,
     placed_right: usize,
@@ -448,7 +446,7 @@ struct Tally {
     confusion: BTreeMap<String, BTreeMap<String, usize>>,
     /// The same figures by the labelled box's longer side (`SIZE_BANDS_PX`): where a
     /// miss comes from items too small to read.
-    by_size: [SizeBand; SIZE_BANDS_PX.len() + 1],
+    by_size: [Subset; SIZE_BANDS_PX.len() + 1],
 }
 
 /// The edges of the size bands, in pixels of the labelled box's longer side: under 20 px
@@ -456,11 +454,30 @@ struct Tally {
 /// (`GOOD_DIE_PX`); from 40 px the reader's crop is shrunk.
 const SIZE_BANDS_PX: [f32; 3] = [20.0, 27.0, 40.0];
 
+/// Some of the counted items (a size band, the meeples on a die): how many, found, read
+/// right.
 #[derive(Clone, Copy, Default, Serialize)]
-struct SizeBand {
+struct Subset {
     counted: usize,
     found: usize,
     read_right: usize,
+}
+
+impl Subset {
+    fn found(&mut self, right: bool) {
+        self.found += 1;
+        self.read_right += usize::from(right);
+    }
+
+    /// "N counted, F % found, R % found and read right".
+    fn figures(&self) -> String {
+        format!(
+            "{} counted, {:.2} % found, {:.2} % found and read right",
+            self.counted,
+            share(self.found, self.counted),
+            share(self.read_right, self.counted)
+        )
+    }
 }
 
 /// The size band of a labelled box.
@@ -639,11 +656,10 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         tally.value_right += usize::from(value_right);
         tally.read_right += usize::from(value_right && class_right);
         tally.value_hidden_right += usize::from(!truth.value_shown && value_right && class_right);
-        tally.on_die_found += usize::from(truth.on_die);
-        tally.on_die_right += usize::from(truth.on_die && value_right && class_right);
-        let band = &mut tally.by_size[size_band(truth.box_px)];
-        band.found += 1;
-        band.read_right += usize::from(value_right && class_right);
+        if truth.on_die {
+            tally.on_die.found(value_right && class_right);
+        }
+        tally.by_size[size_band(truth.box_px)].found(value_right && class_right);
         if *uncertain {
             tally.uncertain += 1;
         } else {
@@ -678,7 +694,7 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         };
         tally.counted += 1;
         tally.value_hidden += usize::from(!truth.value_shown);
-        tally.on_die += usize::from(truth.on_die);
+        tally.on_die.counted += usize::from(truth.on_die);
         tally.by_size[size_band(truth.box_px)].counted += 1;
         if !taken[i] {
             errors += 1;
@@ -739,14 +755,8 @@ fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<
                 share(tally.value_hidden_right, tally.value_hidden)
             )?;
         }
-        if tally.on_die > 0 {
-            writeln!(
-                out,
-                "  {} of them standing on a die: {:.2} % found, {:.2} % found and read right",
-                tally.on_die,
-                share(tally.on_die_found, tally.on_die),
-                share(tally.on_die_right, tally.on_die)
-            )?;
+        if tally.on_die.counted > 0 {
+            writeln!(out, "  standing on a die: {}", tally.on_die.figures())?;
         }
         if tally.placed > 0 {
             writeln!(
@@ -765,13 +775,7 @@ fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<
                 Some(high) => format!("{low:.0}-{high:.0} px"),
                 None => format!("{low:.0} px and more"),
             };
-            writeln!(
-                out,
-                "  {range}: {} counted, {:.2} % found, {:.2} % found and read right",
-                band.counted,
-                share(band.found, band.counted),
-                share(band.read_right, band.counted)
-            )?;
+            writeln!(out, "  {range}: {}", band.figures())?;
         }
         for (miss, n) in &tally.place_misses {
             writeln!(out, "    misplaced {miss}: {n}")?;
@@ -874,7 +878,11 @@ mod tests {
         let meeples = &figures.meeples;
         assert_eq!((meeples.counted, meeples.found), (2, 1));
         assert_eq!(
-            (meeples.on_die, meeples.on_die_found, meeples.on_die_right),
+            (
+                meeples.on_die.counted,
+                meeples.on_die.found,
+                meeples.on_die.read_right
+            ),
             (1, 1, 1)
         );
     }
