@@ -583,7 +583,7 @@ impl GameState {
         view.block_sizes = self
             .towers
             .each_ref()
-            .map(|tower| tower.open_pillars().count() * view.ranks);
+            .map(|tower| tower.open_pillar_count() * view.ranks);
         // The dice that fit some tower (what `dice_fitting` counts) are those of a kind taken.
         let taken = union(view.takes);
         view.cast_outlook = CastOutlook {
@@ -668,7 +668,7 @@ impl GameState {
                 return ControlFlow::Continue(());
             }
             let (Some(pillar), Some(rank)) = (
-                tower.open_pillars().nth(index / view.ranks),
+                tower.open_pillar(index / view.ranks),
                 view.me.reserve_ranks().nth(index % view.ranks),
             ) else {
                 return ControlFlow::Continue(());
@@ -798,10 +798,32 @@ impl GameState {
     }
 
     /// How many ways there are to resolve a pending bonus: every source with every target,
-    /// and the skip.
+    /// and the skip. Counted rather than listed: a playout asks at every bonus.
     pub(crate) fn bonus_action_count(&self, view: &TurnView, pending: PendingBonus) -> usize {
-        let sources = self.bonus_sources(view, pending).count();
-        sources * self.bonus_targets(view, pending).count() + 1
+        let me = view.me;
+        let extra_meeple = pending.bonus == PillarBonus::ExtraMeeple;
+        // As `bonus_sources` lists them: the reserve's ranks, or else the spellbook's meeples.
+        let sources = if extra_meeple && me.reserve_is_empty() {
+            usize::from(me.spellbook_meeples())
+        } else {
+            view.ranks
+        };
+        sources * self.bonus_target_count(view, pending) + 1
+    }
+
+    /// How many targets [`GameState::bonus_targets`] lists.
+    fn bonus_target_count(&self, view: &TurnView, pending: PendingBonus) -> usize {
+        let to_spellbook = usize::from(view.me.spell(pending.spell).is_none());
+        if pending.bonus != PillarBonus::ExtraMeeple {
+            return to_spellbook;
+        }
+        let pillars: usize = self
+            .towers
+            .iter()
+            .filter(|t| t.id != pending.tower)
+            .map(Tower::open_pillar_count)
+            .sum();
+        to_spellbook + pillars
     }
 
     /// The way to resolve a pending bonus at `index` in the order of
@@ -813,7 +835,7 @@ impl GameState {
         index: usize,
     ) -> Action {
         let player = view.turn.player;
-        let targets = self.bonus_targets(view, pending).count();
+        let targets = self.bonus_target_count(view, pending);
         let from = index
             .checked_div(targets)
             .and_then(|source| self.bonus_sources(view, pending).nth(source));
@@ -1139,7 +1161,7 @@ impl GameState {
                 let open_elsewhere = self
                     .towers
                     .iter()
-                    .any(|t| t.id != pending.tower && t.open_pillars().next().is_some());
+                    .any(|t| t.id != pending.tower && t.open_pillar_count() > 0);
                 (!space_free && !open_elsewhere).then_some(NoEffect::NowhereToGo(pending.spell))
             }
         }

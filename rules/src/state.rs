@@ -144,6 +144,10 @@ pub struct Tower {
     /// asks the four towers at every step before the placement.
     #[serde(skip)]
     accepts: DieKinds,
+    /// What [`Tower::open_pillars`] lists, kept up to date with `accepts`: the move
+    /// generator counts and indexes the empty pillars at every step.
+    #[serde(skip)]
+    open: ArrayVec<PillarIndex, 3>,
 }
 
 impl Tower {
@@ -160,8 +164,9 @@ impl Tower {
             // room is taken once rather than regrown while the floors are completed.
             buried_dice: Vec::with_capacity(3 * usize::from(FLOOR_STACK_TILES)),
             accepts: DieKinds::NONE,
+            open: ArrayVec::new(),
         };
-        tower.accepts = tower.accepts_now();
+        tower.top_floor_changed();
         tower
     }
 
@@ -169,13 +174,19 @@ impl Tower {
     pub(crate) fn lay(&mut self, tile: Arc<Tile>) -> Arc<Tile> {
         self.allowed = tile.restriction.kinds();
         let replaced = std::mem::replace(&mut self.tile, tile);
-        self.accepts = self.accepts_now();
+        self.top_floor_changed();
         replaced
     }
 
     /// Puts `content` on a pillar of the top floor.
     pub(crate) fn set_pillar(&mut self, pillar: PillarIndex, content: Pillar) {
         self.pillars[pillar.index()] = Some(content);
+        self.top_floor_changed();
+    }
+
+    /// Works out again what is kept of the top floor: its empty pillars and what it accepts.
+    fn top_floor_changed(&mut self) {
+        self.open = self.open_now();
         self.accepts = self.accepts_now();
     }
 
@@ -188,7 +199,7 @@ impl Tower {
             }
         }
         self.finished = true;
-        self.accepts = DieKinds::NONE;
+        self.top_floor_changed();
     }
 
     /// The dice this floor accepts, or `None` for the central tower (any die).
@@ -214,9 +225,32 @@ impl Tower {
 
     /// The empty pillars, if the tower still takes dice.
     pub fn open_pillars(&self) -> impl Iterator<Item = PillarIndex> + '_ {
+        self.open_list().iter().copied()
+    }
+
+    /// How many pillars [`Tower::open_pillars`] lists.
+    #[inline]
+    pub fn open_pillar_count(&self) -> usize {
+        self.open_list().len()
+    }
+
+    /// Empty pillar number `n` (from 0) of [`Tower::open_pillars`].
+    #[inline]
+    pub(crate) fn open_pillar(&self, n: usize) -> Option<PillarIndex> {
+        self.open_list().get(n).copied()
+    }
+
+    #[inline]
+    fn open_list(&self) -> &[PillarIndex] {
+        debug_assert_eq!(self.open, self.open_now(), "{:?}", self.id);
+        &self.open
+    }
+
+    fn open_now(&self) -> ArrayVec<PillarIndex, 3> {
         PillarIndex::ALL
             .into_iter()
             .filter(|&p| !self.finished && self.pillars[p.index()].is_none())
+            .collect()
     }
 
     pub fn dice(&self) -> impl Iterator<Item = Die> + '_ {
@@ -231,7 +265,7 @@ impl Tower {
     }
 
     fn accepts_now(&self) -> DieKinds {
-        if self.open_pillars().next().is_none() {
+        if self.open.is_empty() {
             return DieKinds::NONE;
         }
         let Some(restriction) = self.restriction() else {
