@@ -567,7 +567,6 @@ impl GameState {
             me,
             takes: [DieKinds::NONE; 4],
             ranks: me.reserve_ranks().count(),
-            block_sizes: [0; 4],
             cast_outlook: CastOutlook {
                 accepted: DieKinds::NONE,
                 fitting: 0,
@@ -580,10 +579,6 @@ impl GameState {
         let accepts = self.tower_accepts(turn);
         let union = |kinds: [DieKinds; 4]| kinds.into_iter().fold(DieKinds::NONE, DieKinds::union);
         view.takes = Outlook::of(turn).kinds_taken(&self.roll, accepts);
-        view.block_sizes = self
-            .towers
-            .each_ref()
-            .map(|tower| tower.open_pillar_count() * view.ranks);
         // The dice that fit some tower (what `dice_fitting` counts) are those of a kind taken.
         let taken = union(view.takes);
         view.cast_outlook = CastOutlook {
@@ -650,10 +645,12 @@ impl GameState {
         if !view.may_place() {
             return 0;
         }
-        view.takes
+        // A tower that takes none of the dice (full, or restricted to others) needs no count.
+        self.towers
             .iter()
-            .zip(view.block_sizes)
-            .map(|(takes, block)| takes.len() * block)
+            .zip(view.takes)
+            .filter(|&(_, takes)| takes != DieKinds::NONE)
+            .map(|(tower, takes)| takes.len() * view.block_size(tower))
             .sum()
     }
 
@@ -662,7 +659,7 @@ impl GameState {
     #[inline]
     pub(crate) fn nth_placement(&self, view: &TurnView, mut index: usize) -> Option<Action> {
         self.for_each_placement_block(view, |die, tower| {
-            let block = view.block_sizes[tower.id.index()];
+            let block = view.block_size(tower);
             if index >= block {
                 index -= block;
                 return ControlFlow::Continue(());
@@ -1442,9 +1439,6 @@ pub(crate) struct TurnView<'a> {
     takes: [DieKinds; 4],
     /// How many ranks the reserve holds (0 to 2).
     ranks: usize,
-    /// The placements of one die on each tower, by [`TowerId::index`]: its empty pillars
-    /// times the ranks in the reserve (worked out only before the placement).
-    block_sizes: [usize; 4],
     cast_outlook: CastOutlook,
 }
 
@@ -1453,6 +1447,12 @@ impl TurnView<'_> {
     #[inline]
     fn may_place(&self) -> bool {
         self.turn.placed.is_none() && self.turn.pending.is_none()
+    }
+
+    /// The placements of one die on `tower`: its empty pillars times the ranks in the reserve.
+    #[inline]
+    fn block_size(&self, tower: &Tower) -> usize {
+        tower.open_pillar_count() * self.ranks
     }
 }
 
