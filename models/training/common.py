@@ -39,6 +39,24 @@ HEADS = (("kind", KINDS), ("value", VALUES), ("color", DIE_COLORS), ("player", P
 READER_OUTPUTS = sum(len(labels) for _, labels in HEADS)
 
 
+def open_crops(path) -> dict[str, np.ndarray]:
+    """The arrays of a crops.npz (prepare_real.py, prepare_synth.py), or of one packed by
+    pack_crops.py, whose JPEG crops are decoded and resized back to CROP_STORED_PX."""
+    data = dict(np.load(path))
+    if "crops_jpeg" in data:
+        blob, offsets = data.pop("crops_jpeg"), data.pop("crops_offsets")
+        data["crops"] = np.stack(
+            [
+                np.asarray(
+                    Image.open(io.BytesIO(blob[a:b].tobytes())).convert("RGB").resize((CROP_STORED_PX,) * 2, Image.BILINEAR),
+                    dtype=np.uint8,
+                )
+                for a, b in zip(offsets[:-1], offsets[1:])
+            ]
+        )
+    return data
+
+
 def crop_square(image: Image.Image, box, context: float, size: int) -> "np.ndarray":  # noqa: F821
     """The square of `context` times the box's longer side around its centre, black outside
     the image, resampled to size x size (antialiased bilinear). Same rule as the Rust reader."""
@@ -136,7 +154,7 @@ def forward(model: nn.Module, x: torch.Tensor, bf16: bool) -> torch.Tensor:
     channels-last tensors (the model turned channels-last once, before training)."""
     if not bf16:
         return model(x)
-    with torch.autocast("cpu", dtype=torch.bfloat16):
+    with torch.autocast(x.device.type, dtype=torch.bfloat16):
         return model(x.contiguous(memory_format=torch.channels_last)).float()
 
 

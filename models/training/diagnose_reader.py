@@ -22,7 +22,7 @@ import onnxruntime as ort
 import torch
 from PIL import Image, ImageDraw
 
-from common import DIE_COLORS, HEADS, READER_CONTEXT
+from common import DIE_COLORS, HEADS, READER_CONTEXT, open_crops
 from train_reader import head, load_real, load_synth, to_input
 
 # A value read with a lower probability is reported unsure (`vision::ReaderSettings::sure_value`).
@@ -65,7 +65,7 @@ def main() -> None:
 
     sets = []
     real = load_real(args.real, args.split)
-    stored = np.load(args.real)
+    stored = open_crops(args.real)
     sources = stored["sources"][stored["splits"] == args.split]
     for source in sorted(set(sources)):
         keep = (sources == source) & (real["value"] >= 0)

@@ -42,6 +42,7 @@ from common import (
     init_from_onnx,
     jpeg_roundtrip,
     onnx_reader_width,
+    open_crops,
     widened,
 )
 
@@ -63,7 +64,7 @@ def load_real(
     prepare_real.py gave them (from the dataset's unreviewed estimate). `leave_out` drops
     every group that holds a photo of the datasets named (their copies in other datasets
     share their group)."""
-    data = np.load(path)
+    data = open_crops(path)
     keep = data["splits"] == split
     if leave_out:
         unknown = sorted(set(leave_out) - set(np.unique(data["sources"]).tolist()))
@@ -82,7 +83,7 @@ def load_real(
     color = np.where((values > 0) & (saturation < 0.12), DIE_COLORS.index("other"), IGNORE)
     # Colour labels that a hue rotation would make wrong (a grey die stays "other").
     hue_bound = np.zeros(n, dtype=bool)
-    if colours and "colours" in data.files:
+    if colours and "colours" in data:
         labelled = data["colours"][keep].astype(np.int64)
         hue_bound = (values > 0) & (labelled >= 0) & (saturation >= 0.12)
         color = np.where(hue_bound, labelled, color)
@@ -102,7 +103,7 @@ def load_real(
 
 
 def load_synth(path: Path) -> dict[str, np.ndarray]:
-    data = np.load(path)
+    data = open_crops(path)
     n = len(data["crops"])
     return {
         "crops": data["crops"],
@@ -110,7 +111,7 @@ def load_synth(path: Path) -> dict[str, np.ndarray]:
         "real": np.zeros(n, dtype=bool),
         "hue_bound": np.zeros(n, dtype=bool),
         # Crops made before prepare_synth.py kept the view's tilt count as seen from above.
-        "tilt": data["tilt"] if "tilt" in data.files else np.zeros(n, dtype=np.float32),
+        "tilt": data["tilt"] if "tilt" in data else np.zeros(n, dtype=np.float32),
         "draw": np.ones(n),
     }
 
@@ -173,11 +174,16 @@ def augment(
     small_sizes=(16, 22, 30),
     jpeg_share: float = 0.0,
     upright_tilt: float | None = None,
+    polarity_share: float = 0.0,
+    swirl_share: float = 0.0,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The crops of `batch` as the reader learns them, and their labels. Dice turn freely,
     except, with `upright_tilt`, rendered dice seen more than that many degrees off the
     vertical: those stay upright as meeples do, since the side faces an oblique camera shows
-    lie below the top face in the frame and a turned crop loses which face is on top."""
+    lie below the top face in the frame and a turned crop loses which face is on top.
+
+    `polarity_share` and `swirl_share` recolour that share of the crops that are not meeples
+    (see `recoloured`)."""
     n = len(batch["crops"])
     labels = {k: torch.from_numpy(batch[k].copy()) for k in ("kind", "value", "color", "player", "rank")}
     # Half cut as the finder cuts, half around the labelled box (drawn in this order, the
@@ -216,6 +222,8 @@ def augment(
     labels["color"][grey] = DIE_COLORS.index("other")
     # Any colour jitter small enough to keep pink pink.
     x = x * torch.from_numpy(rng.uniform(0.9, 1.1, (n, 3, 1, 1))).float()
+    if polarity_share > 0 or swirl_share > 0:
+        x = recoloured(x, labels, rng, polarity_share, swirl_share)
 
     # Light, blur (small or soft dice), noise.
     x = x * torch.from_numpy(rng.uniform(0.6, 1.4, (n, 1, 1, 1))).float()
@@ -235,6 +243,36 @@ def augment(
     if jpeg_share > 0:
         x = jpeg_compressed(x, rng.random(n) < jpeg_share, rng)
     return x, labels
+
+
+def recoloured(
+    x: torch.Tensor, labels: dict[str, torch.Tensor], rng: np.random.Generator, polarity_share: float, swirl_share: float
+) -> torch.Tensor:
+    """Looks no set has, for the dice nobody here has seen (a reader trained without
+    byler-d6 misread its dark dice with red pips, opaque yellow dice with black pips and teal
+    and gold swirled dice): the value of a die does not depend on whether its pips are
+    lighter or darker than its body, nor on the colours swirled through it.
+
+    - Polarity (`polarity_share`): the crop's negative, light pips on a dark body becoming
+      dark pips on a light one and the other way round.
+    - Swirl (`swirl_share`): the crop times a smooth random colour field (a 3x3 grid of
+      log-normal gains per channel, spread 0.35, upsampled bicubically), two or three
+      colours running through one body as in marbled dice, and uneven light.
+
+    Both touch dice and crops of nothing alike (else a recoloured look would mean "die"),
+    never meeples (their colour is their player); a recoloured die loses its colour label."""
+    n = len(x)
+    not_meeple = labels["kind"] != KINDS.index("meeple")
+    inverted = not_meeple & torch.from_numpy(rng.random(n) < polarity_share)
+    x = torch.where(inverted[:, None, None, None], 1.0 - x, x)
+    swirled = not_meeple & torch.from_numpy(rng.random(n) < swirl_share)
+    if swirled.any():
+        m = int(swirled.sum())
+        gains = torch.from_numpy(rng.normal(0.0, 0.35, (m, 3, 3, 3))).float()
+        field = F.interpolate(gains, size=x.shape[-2:], mode="bicubic", align_corners=True).exp()
+        x[swirled] = (x[swirled] * field).clamp(0, 1)
+    labels["color"][inverted | swirled] = IGNORE
+    return x
 
 
 # Chroma subsampling of the JPEG a camera writes, and how often each is drawn: webcams send
@@ -265,7 +303,7 @@ def losses(logits: torch.Tensor, labels: dict[str, torch.Tensor], unsure_covered
     show (a rendered die less visible than prepare_synth.py's VALUE_VISIBLE: a meeple on it, a hand)
     learns even odds for every value, so that the reader says it is unsure rather than
     guessing surely: the referee then takes the value from the die's earlier readings."""
-    total = torch.zeros(())
+    total = logits.new_zeros(())
     start = 0
     for name, classes in HEADS:
         part = logits[:, start : start + len(classes)]
@@ -302,7 +340,7 @@ def evaluate(model: torch.nn.Module, data: dict[str, np.ndarray], finder: bool =
         part = slice(start, start + 512)
         crops = data["crops"][part]
         x = to_input(crops, context[part], shift[part], torch.zeros(len(crops)))
-        outs.append(model(x))
+        outs.append(model(x.to(next(model.parameters()).device)).cpu())
     logits = torch.cat(outs)
     figures = {}
     for name, _ in HEADS:
@@ -371,6 +409,17 @@ def main() -> None:
         action="store_true",
         help="bfloat16 autocast and channels-last tensors (faster on a CPU with AVX-512 BF16; weights stay float32)",
     )
+    parser.add_argument(
+        "--polarity-share", type=float, default=0.0, help="share of dice (and crops of nothing) turned to their negative"
+    )
+    parser.add_argument(
+        "--swirl-share", type=float, default=0.0, help="share of dice (and crops of nothing) times a smooth random colour field"
+    )
+    parser.add_argument("--device", default="cpu", help="where the model trains (cpu, cuda); the augmentation runs on the CPU")
+    parser.add_argument(
+        "--minutes", type=float, help="end the run after this many minutes (the schedule follows the clock) if --steps are not done by then"
+    )
+    parser.add_argument("--workers", type=int, default=0, help="processes that augment batches while the model trains")
     parser.add_argument("--out", type=Path, default=Path("models/reader.onnx"))
     args = parser.parse_args()
     torch.manual_seed(args.seed)
@@ -409,38 +458,37 @@ def main() -> None:
         if narrow < args.width:
             model = widened(model, args.width, rng)
     elif args.init:
-        model.load_state_dict(torch.load(args.init))
+        model.load_state_dict(torch.load(args.init, map_location="cpu"))
+    model = model.to(args.device)
     if args.bf16:
         model = model.to(memory_format=torch.channels_last)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.steps)
     history, best = [], -1.0
-    started, total = time.time(), 0.0
-    for step in range(1, args.steps + 1):
-        pick = rng.choice(len(weights), args.batch, p=weights)
-        x, labels = augment(
-            {k: v[pick] for k, v in train.items()},
-            rng,
-            args.small_share,
-            tuple(args.small_sizes),
-            args.jpeg_share,
-            args.upright_tilt,
-        )
+    started, total, since_eval = time.time(), 0.0, 0
+    for step, (x, labels) in enumerate(batches(train, weights, args, rng), start=1):
+        # How far the run is: by steps, or by the clock when --minutes ends it sooner.
+        progress = (step - 1) / args.steps
+        if args.minutes:
+            progress = max(progress, (time.time() - started) / (60 * args.minutes))
+        last = progress >= 1 - 1 / args.steps or step == args.steps
+        set_one_cycle(optimiser, min(progress, 1.0), args.lr)
+        x = x.to(args.device, non_blocking=True)
+        labels = {k: v.to(args.device, non_blocking=True) for k, v in labels.items()}
         loss = losses(forward(model, x, args.bf16), labels, args.unsure_covered)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
-        schedule.step()
         total += float(loss.detach())
-        if step % args.eval_every and step != args.steps:
+        since_eval += 1
+        if step % args.eval_every and not last:
             continue
-        figures = {"step": step, "loss": total / args.eval_every, "real_val": evaluate(model, val_real)}
+        figures = {"step": step, "loss": total / since_eval, "real_val": evaluate(model, val_real)}
         figures["real_val_finder"] = evaluate(model, val_real, finder=True)
         if val_synth is not None:
             figures["synth_val"] = evaluate(model, val_synth)
             figures["synth_val_finder"] = evaluate(model, val_synth, finder=True)
         figures["minutes"] = round((time.time() - started) / 60, 1)
-        total = 0.0
+        total, since_eval = 0.0, 0
         history.append(figures)
         print(json.dumps(figures), flush=True)
         # Trained on rendered crops alone, the real validation crops are the measure of the
@@ -454,12 +502,71 @@ def main() -> None:
         args.out.with_name(args.out.stem + "-train.json").write_text(
             json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "history": history}, indent=1)
         )
+        if last:
+            break
 
     print(f"wrote {args.out}")
 
 
+def set_one_cycle(optimiser: torch.optim.Optimizer, progress: float, peak: float) -> None:
+    """The one-cycle schedule of torch's OneCycleLR (its defaults: 30 % warm-up from peak / 25
+    by a cosine, then a cosine down to peak / 25e4, Adam's beta1 cycled 0.95 -> 0.85 -> 0.95)
+    at `progress` (0..1) of the run, so that a run can be timed by the clock."""
+    low, high = 0.85, 0.95
+    if progress < 0.3:
+        t, lr_from, lr_to, beta_from, beta_to = progress / 0.3, peak / 25, peak, high, low
+    else:
+        t, lr_from, lr_to, beta_from, beta_to = (progress - 0.3) / 0.7, peak, peak / 25e4, low, high
+    cosine = (1 + math.cos(math.pi * t)) / 2
+    for group in optimiser.param_groups:
+        group["lr"] = lr_to + (lr_from - lr_to) * cosine
+        group["betas"] = (beta_to + (beta_from - beta_to) * cosine, group["betas"][1])
+
+
+class Batches(torch.utils.data.IterableDataset):
+    """Augmented training batches without end, drawn by a worker process with a generator
+    of its own (seeded by the run's seed and the worker's number)."""
+
+    def __init__(self, train: dict[str, np.ndarray], weights: np.ndarray, args: argparse.Namespace):
+        self.train, self.weights, self.args = train, weights, args
+
+    def __iter__(self):
+        torch.set_num_threads(1)
+        worker = torch.utils.data.get_worker_info()
+        rng = np.random.default_rng([self.args.seed, worker.id if worker else 0])
+        return draw_batches(self.train, self.weights, self.args, rng)
+
+
+def draw_batches(train: dict[str, np.ndarray], weights: np.ndarray, args: argparse.Namespace, rng: np.random.Generator):
+    while True:
+        pick = rng.choice(len(weights), args.batch, p=weights)
+        yield augment(
+            {k: v[pick] for k, v in train.items()},
+            rng,
+            args.small_share,
+            tuple(args.small_sizes),
+            args.jpeg_share,
+            args.upright_tilt,
+            args.polarity_share,
+            args.swirl_share,
+        )
+
+
+def batches(train: dict[str, np.ndarray], weights: np.ndarray, args: argparse.Namespace, rng: np.random.Generator):
+    """The training batches: drawn here from `rng` without --workers (as every run before
+    them), else by that many worker processes while the model trains (a GPU outruns one
+    process's augmentation)."""
+    if args.workers == 0:
+        return draw_batches(train, weights, args, rng)
+    loader = torch.utils.data.DataLoader(
+        Batches(train, weights, args), batch_size=None, num_workers=args.workers, pin_memory=args.device != "cpu", prefetch_factor=4
+    )
+    return iter(loader)
+
+
 def save(state: dict[str, torch.Tensor], args: argparse.Namespace) -> None:
     """The weights (.pt) and the exported model (.onnx)."""
+    state = {k: v.detach().cpu() for k, v in state.items()}
     torch.save(state, args.out.with_suffix(".pt"))
     model = Reader(args.width)
     model.load_state_dict(state)
