@@ -1,13 +1,22 @@
 """Packs crops.npz files small enough to travel to a training machine: each crop is saved as
 a JPEG of --px pixels (quality --quality, 4:4:4) instead of raw CROP_STORED_PX pixels, and a
-share of a real dataset's training crops can be dropped (rune55-dice holds Roboflow's
-augmented copies of each photo, near-identical crops).
+share of the crops can be dropped: of one real dataset (rune55-dice holds Roboflow's
+augmented copies of each photo, near-identical crops) or of a split; and a file can be
+split into parts (--part), each carried by a call of its own.
 
-`train_reader.py` reads a packed file as it reads the original (`load_crops` in common.py:
-each crop decoded and resized back to CROP_STORED_PX); what packing costs is a re-encoding
-at high quality and the detail above --px, which the reader, at READER_PX, never sees.
+`train_reader.py` reads a packed file as it reads the original (`open_crops` in common.py:
+each crop decoded and resized back to CROP_STORED_PX). What packing costs is a re-encoding
+and the detail above --px: the reader sees a crop at READER_PX, from a box 1/1.5 of it,
+so a 64 px crop of 2 box sides holds its box at 32 px, more than the reader's 27.
 
-Run: .venv-train/bin/python models/training/pack_crops.py data/real/crops.npz data/pack/real.npz --keep rune55-dice=0.4
+Run (the packs of models/training/device_runs.sh; each call of the device tool carries at
+most 64 MiB with the repository):
+    P="--px 64 --quality 80"
+    .venv-train/bin/python models/training/pack_crops.py data/real/crops.npz data/pack/real.npz $P --splits train val --keep rune55-dice=0.3
+    .venv-train/bin/python models/training/pack_crops.py data/synth4/val/crops.npz data/pack/synth4-val.npz $P
+    .venv-train/bin/python models/training/pack_crops.py data/synth4/train/crops.npz data/pack2/synth4-train.npz $P
+    .venv-train/bin/python models/training/pack_crops.py data/synth4/train-b/crops.npz data/pack/synth4-train-b-0.npz $P --part 0/2
+    .venv-train/bin/python models/training/pack_crops.py data/synth4/train-b/crops.npz data/pack2/synth4-train-b-1.npz $P --part 1/2
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ def main() -> None:
         metavar="SOURCE=SHARE",
         help="keep this share of a real dataset's training and validation crops (never test crops: they are for final figures)",
     )
+    parser.add_argument("--part", metavar="I/N", help="keep every Nth crop from the Ith (0..N-1): a file in N packs")
     parser.add_argument("--splits", nargs="+", help="keep only the crops of these splits (real crops; training reads train and val)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -41,6 +51,9 @@ def main() -> None:
     n = len(data["crops"])
     keep = np.ones(n, dtype=bool)
     rng = np.random.default_rng(args.seed)
+    if args.part:
+        i, parts = map(int, args.part.split("/"))
+        keep &= np.arange(n) % parts == i
     if args.splits:
         keep &= np.isin(data["splits"], args.splits)
     for rule in args.keep:

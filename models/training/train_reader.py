@@ -150,7 +150,7 @@ def to_input(crops_u8: np.ndarray, context: torch.Tensor, shift: torch.Tensor, a
     # Antialias first: the sub-crop is resampled from about CROP_STORED_PX * scale pixels.
     source_px = int(CROP_STORED_PX * float(scale.mean()))
     if source_px > READER_PX * 1.3:
-        x = F.interpolate(x, size=(int(CROP_STORED_PX * READER_PX * 1.2 / source_px),) * 2, mode="area")
+        x = F.interpolate(x, size=(int(CROP_STORED_PX * READER_PX * 1.2 / source_px),) * 2, mode="bilinear", antialias=True, align_corners=False)
     grid = F.affine_grid(theta, (len(x), 3, READER_PX, READER_PX), align_corners=False)
     return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
 
@@ -234,7 +234,7 @@ def augment(
     for i, size in enumerate(small_sizes):
         pick = torch.from_numpy(small & (which == i))
         if pick.any():
-            down = F.interpolate(x[pick], size=(size, size), mode="area")
+            down = F.interpolate(x[pick], size=(size, size), mode="bilinear", antialias=True, align_corners=False)
             x[pick] = F.interpolate(down, size=(READER_PX, READER_PX), mode="bilinear", align_corners=False)
     x = x + torch.randn_like(x) * torch.from_numpy(rng.uniform(0, 0.04, (n, 1, 1, 1))).float()
     flip = torch.from_numpy(rng.random(n) < 0.5) & ~is_meeple
