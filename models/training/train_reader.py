@@ -223,7 +223,7 @@ def augment(
     # Any colour jitter small enough to keep pink pink.
     x = x * torch.from_numpy(rng.uniform(0.9, 1.1, (n, 3, 1, 1))).float()
     if polarity_share > 0 or swirl_share > 0:
-        x = recoloured(x, labels, rng, polarity_share, swirl_share)
+        x = recoloured(x, labels, real, rng, polarity_share, swirl_share)
 
     # Light, blur (small or soft dice), noise.
     x = x * torch.from_numpy(rng.uniform(0.6, 1.4, (n, 1, 1, 1))).float()
@@ -246,7 +246,12 @@ def augment(
 
 
 def recoloured(
-    x: torch.Tensor, labels: dict[str, torch.Tensor], rng: np.random.Generator, polarity_share: float, swirl_share: float
+    x: torch.Tensor,
+    labels: dict[str, torch.Tensor],
+    real: torch.Tensor,
+    rng: np.random.Generator,
+    polarity_share: float,
+    swirl_share: float,
 ) -> torch.Tensor:
     """Looks no set has, for the dice nobody here has seen (a reader trained without
     byler-d6 misread its dark dice with red pips, opaque yellow dice with black pips and teal
@@ -260,12 +265,15 @@ def recoloured(
       colours running through one body as in marbled dice, and uneven light.
 
     Both touch dice and crops of nothing alike (else a recoloured look would mean "die"),
-    never meeples (their colour is their player); a recoloured die loses its colour label."""
+    never meeples (their colour is their player) nor the game's rendered dice, whose look
+    the reader knows (recoloured too, in runs 23 and 23b, they were read 2-3 points worse);
+    a recoloured die loses its colour label."""
     n = len(x)
-    not_meeple = labels["kind"] != KINDS.index("meeple")
-    inverted = not_meeple & torch.from_numpy(rng.random(n) < polarity_share)
+    game_die = ~real & (labels["color"] >= 0) & (labels["color"] < DIE_COLORS.index("other"))
+    recolourable = (labels["kind"] != KINDS.index("meeple")) & ~game_die
+    inverted = recolourable & torch.from_numpy(rng.random(n) < polarity_share)
     x = torch.where(inverted[:, None, None, None], 1.0 - x, x)
-    swirled = not_meeple & torch.from_numpy(rng.random(n) < swirl_share)
+    swirled = recolourable & torch.from_numpy(rng.random(n) < swirl_share)
     if swirled.any():
         m = int(swirled.sum())
         gains = torch.from_numpy(rng.normal(0.0, 0.35, (m, 3, 3, 3))).float()
