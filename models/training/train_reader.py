@@ -176,14 +176,15 @@ def augment(
     upright_tilt: float | None = None,
     polarity_share: float = 0.0,
     swirl_share: float = 0.0,
+    mix_share: float = 0.0,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The crops of `batch` as the reader learns them, and their labels. Dice turn freely,
     except, with `upright_tilt`, rendered dice seen more than that many degrees off the
     vertical: those stay upright as meeples do, since the side faces an oblique camera shows
     lie below the top face in the frame and a turned crop loses which face is on top.
 
-    `polarity_share` and `swirl_share` recolour that share of the crops that are not meeples
-    (see `recoloured`)."""
+    `polarity_share`, `swirl_share` and `mix_share` recolour that share of the crops that are
+    not meeples (see `recoloured`)."""
     n = len(batch["crops"])
     labels = {k: torch.from_numpy(batch[k].copy()) for k in ("kind", "value", "color", "player", "rank")}
     # Half cut as the finder cuts, half around the labelled box (drawn in this order, the
@@ -222,8 +223,8 @@ def augment(
     labels["color"][grey] = DIE_COLORS.index("other")
     # Any colour jitter small enough to keep pink pink.
     x = x * torch.from_numpy(rng.uniform(0.9, 1.1, (n, 3, 1, 1))).float()
-    if polarity_share > 0 or swirl_share > 0:
-        x = recoloured(x, labels, real, rng, polarity_share, swirl_share)
+    if polarity_share > 0 or swirl_share > 0 or mix_share > 0:
+        x = recoloured(x, labels, real, rng, polarity_share, swirl_share, mix_share)
 
     # Light, blur (small or soft dice), noise.
     x = x * torch.from_numpy(rng.uniform(0.6, 1.4, (n, 1, 1, 1))).float()
@@ -252,6 +253,7 @@ def recoloured(
     rng: np.random.Generator,
     polarity_share: float,
     swirl_share: float,
+    mix_share: float = 0.0,
 ) -> torch.Tensor:
     """Looks no set has, for the dice nobody here has seen (a reader trained without
     byler-d6 misread its dark dice with red pips, opaque yellow dice with black pips and teal
@@ -263,8 +265,11 @@ def recoloured(
     - Swirl (`swirl_share`): the crop times a smooth random colour field (a 3x3 grid of
       log-normal gains per channel, spread 0.35, upsampled bicubically), two or three
       colours running through one body as in marbled dice, and uneven light.
+    - Channel mix (`mix_share`): one grey picture of the crop's channels weighed by random
+      signed weights, stretched to 0..1: pips that differ from the body in hue more than in
+      brightness (red pips on a dark red or blue body) become light or dark ones.
 
-    Both touch dice and crops of nothing alike (else a recoloured look would mean "die"),
+    All three touch dice and crops of nothing alike (else a recoloured look would mean "die"),
     never meeples (their colour is their player) nor the game's rendered dice, whose look
     the reader knows (recoloured too, in runs 23 and 23b, they were read 2-3 points worse);
     a recoloured die loses its colour label."""
@@ -279,7 +284,15 @@ def recoloured(
         gains = torch.from_numpy(rng.normal(0.0, 0.35, (m, 3, 3, 3))).float()
         field = F.interpolate(gains, size=x.shape[-2:], mode="bicubic", align_corners=True).exp()
         x[swirled] = (x[swirled] * field).clamp(0, 1)
-    labels["color"][inverted | swirled] = IGNORE
+    mixed = recolourable & torch.from_numpy(rng.random(n) < mix_share)
+    if mixed.any():
+        m = int(mixed.sum())
+        weights = torch.from_numpy(rng.uniform(-1.0, 1.0, (m, 3, 1, 1))).float()
+        grey = (x[mixed] * weights).sum(dim=1, keepdim=True)
+        low = grey.amin(dim=(2, 3), keepdim=True)
+        high = grey.amax(dim=(2, 3), keepdim=True)
+        x[mixed] = ((grey - low) / (high - low).clamp(min=1e-3)).expand(-1, 3, -1, -1)
+    labels["color"][inverted | swirled | mixed] = IGNORE
     return x
 
 
@@ -423,6 +436,9 @@ def main() -> None:
     parser.add_argument(
         "--swirl-share", type=float, default=0.0, help="share of dice (and crops of nothing) times a smooth random colour field"
     )
+    parser.add_argument(
+        "--mix-share", type=float, default=0.0, help="share of dice (and crops of nothing) turned to a grey of randomly weighed channels"
+    )
     parser.add_argument("--device", default="cpu", help="where the model trains (cpu, cuda); the augmentation runs on the CPU")
     parser.add_argument(
         "--minutes", type=float, help="end the run after this many minutes (the schedule follows the clock) if --steps are not done by then"
@@ -557,6 +573,7 @@ def draw_batches(train: dict[str, np.ndarray], weights: np.ndarray, args: argpar
             args.upright_tilt,
             args.polarity_share,
             args.swirl_share,
+            args.mix_share,
         )
 
 
