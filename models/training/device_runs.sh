@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reader runs of 2026-11-27 (an eleventh session), trained side by side on one GPU by the
-# device tool (an H100 with 16 cores): each run augments its batches in worker processes
+# device tool (an H200 with 16 cores, this time): each run augments its batches in worker processes
 # (--workers) and trains on the GPU (--device cuda) for $MINUTES by the clock. The crops
 # travel packed by pack_crops.py (its docstring has the commands) in data/pack and
 # data/pack2; each run writes data/runs/NAME/, its log lands in $OUT and a tarball of
