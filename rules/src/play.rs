@@ -805,6 +805,7 @@ impl GameState {
         } else {
             view.ranks
         };
+        debug_assert_eq!(sources, self.bonus_sources(view, pending).count());
         sources * self.bonus_target_count(view, pending) + 1
     }
 
@@ -820,7 +821,9 @@ impl GameState {
             .filter(|t| t.id != pending.tower)
             .map(Tower::open_pillar_count)
             .sum();
-        to_spellbook + pillars
+        let count = to_spellbook + pillars;
+        debug_assert_eq!(count, self.bonus_targets(view, pending).count());
+        count
     }
 
     /// The way to resolve a pending bonus at `index` in the order of
