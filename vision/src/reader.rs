@@ -166,6 +166,10 @@ pub struct ReaderSettings {
     pub find_threshold: f32,
     /// The reader's probability of "die" or "meeple" above which an item is reported.
     pub keep_threshold: f32,
+    /// A meeple on its die, where the finder peaks once for each and the reader reads both
+    /// crops as one kind: the place peaked as the other kind is read as that kind when the
+    /// reader gives it at least this probability (flagged uncertain below `sure_kind`).
+    pub pair_threshold: f32,
     /// Below these probabilities a reading is flagged uncertain.
     pub sure_kind: f32,
     pub sure_value: f32,
@@ -198,6 +202,7 @@ impl Default for ReaderSettings {
         ReaderSettings {
             find_threshold: 0.3,
             keep_threshold: 0.5,
+            pair_threshold: 0.25,
             sure_kind: 0.8,
             sure_value: 0.8,
             sure_color: 0.7,
@@ -479,9 +484,15 @@ impl DiceReader {
             height: image.height(),
             ..Reading::default()
         };
+        let mut rows = Vec::with_capacity(found.len());
         for place in found {
-            let row = self.read_crop(image, place)?;
-            self.interpret(place, &row, &mut reading);
+            rows.push(self.read_crop(image, place)?);
+        }
+        let kinds = kinds_read(found, &rows, &self.settings);
+        for ((place, row), kind) in found.iter().zip(&rows).zip(kinds) {
+            if let Some(kind) = kind {
+                self.interpret(place, row, kind, &mut reading);
+            }
         }
         // The finder may peak twice on one item (and once per class): of two readings of
         // the same kind centred within half a box side, keep the more confident. A meeple
@@ -539,18 +550,16 @@ impl DiceReader {
         Ok(probabilities)
     }
 
-    /// One place's reading from its row of probabilities (`read_crop`).
-    fn interpret(&self, place: &Found, row: &[f32; READER_OUTPUTS], reading: &mut Reading) {
+    /// One place's reading from its row of probabilities (`read_crop`), as the kind
+    /// `kinds_read` gave it with that kind's probability.
+    fn interpret(
+        &self,
+        place: &Found,
+        row: &[f32; READER_OUTPUTS],
+        (kind_index, kind_p): (usize, f32),
+        reading: &mut Reading,
+    ) {
         let settings = &self.settings;
-        let [die, meeple] = kind_probabilities(&row[KIND_COLUMNS], place.heats);
-        let (kind_index, kind_p) = if die >= meeple {
-            (KIND_DIE, die)
-        } else {
-            (KIND_MEEPLE, meeple)
-        };
-        if kind_p < settings.keep_threshold {
-            return;
-        }
         if kind_index == KIND_DIE {
             let (value_index, value_p) = best(&row[VALUE_COLUMNS]);
             let (color_index, color_p) = best(&row[COLOR_COLUMNS]);
@@ -623,6 +632,49 @@ fn kind_probabilities(reader: &[f32], heats: [f32; 2]) -> [f32; 2] {
     let item = reader[KIND_DIE] + reader[KIND_MEEPLE];
     let total = (die + meeple).max(f32::MIN_POSITIVE);
     [item * die / total, item * meeple / total]
+}
+
+/// What each place holds, from the reader's rows (`read_crop`) of every place: a kind and
+/// its probability, or nothing under `keep_threshold`.
+///
+/// Each place is the kind the reader and the finder's heats make likelier
+/// (`kind_probabilities`), but for a meeple standing on its die, as every die placed on a
+/// tower carries one: the finder peaks once for each, on nearly the same crop, and the
+/// reader may read both crops as one kind, of which the less confident would be dropped as
+/// a duplicate. So a place read as the kind that the finder peaked for at another place on
+/// the same item is read as the kind it peaked for itself, when the reader gives that kind
+/// at least `pair_threshold`.
+fn kinds_read(
+    found: &[Found],
+    rows: &[[f32; READER_OUTPUTS]],
+    settings: &ReaderSettings,
+) -> Vec<Option<(usize, f32)>> {
+    let kinds: Vec<[f32; 2]> = (found.iter().zip(rows))
+        .map(|(place, row)| kind_probabilities(&row[KIND_COLUMNS], place.heats))
+        .collect();
+    let likelier = |k: [f32; 2]| {
+        if k[KIND_DIE] >= k[KIND_MEEPLE] {
+            KIND_DIE
+        } else {
+            KIND_MEEPLE
+        }
+    };
+    (found.iter().zip(&kinds))
+        .map(|(place, &k)| {
+            let kind = likelier(k);
+            let partner_read_so = (found.iter().zip(&kinds)).any(|(other, &o)| {
+                other.class == kind
+                    && likelier(o) == kind
+                    && o[kind] >= settings.keep_threshold
+                    && same_item(other.box_px, place.box_px)
+            });
+            if kind != place.class && partner_read_so && k[place.class] >= settings.pair_threshold {
+                Some((place.class, k[place.class]))
+            } else {
+                (k[kind] >= settings.keep_threshold).then_some((kind, k[kind]))
+            }
+        })
+        .collect()
 }
 
 /// Whether two boxes are one item: centres within half the longest side of the two.
