@@ -28,25 +28,26 @@ impl Default for SettleRule {
 /// piece shows, the tiles read; no positions or confidences. What an unsure piece shows is
 /// a guess that the referee lets match any value of its colour or either rank: a guess
 /// that changes from frame to frame (a die under a meeple, a far meeple in a reserve) is no
-/// change of the table.
+/// change of the table, and neither is a piece read surely in some frames and unsurely in
+/// others ([`ReadingKey::merged`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ReadingKey {
-    /// Kind (0 die, 1 meeple), colour or player, value or rank when sure, place.
-    pieces: Vec<(u8, u8, Option<u8>, Place)>,
+    /// Kind (0 die, 1 meeple), colour or player, place, value or rank when sure; sorted.
+    pieces: Vec<(u8, u8, Place, Option<u8>)>,
     tiles: Vec<(TowerId, u8, String)>,
 }
 
 impl ReadingKey {
     pub fn of(observation: &Observation) -> Self {
         let sure = |uncertain: bool, shows: u8| (!uncertain).then_some(shows);
-        let mut pieces: Vec<(u8, u8, Option<u8>, Place)> = Vec::new();
+        let mut pieces: Vec<(u8, u8, Place, Option<u8>)> = Vec::new();
         for d in &observation.dice {
             let shows = sure(d.uncertain, d.die.value.get());
-            pieces.push((0, d.die.color.index() as u8, shows, d.place));
+            pieces.push((0, d.die.color.index() as u8, d.place, shows));
         }
         for m in &observation.meeples {
             let shows = sure(m.uncertain, m.meeple.rank as u8);
-            pieces.push((1, m.meeple.player as u8, shows, m.place));
+            pieces.push((1, m.meeple.player as u8, m.place, shows));
         }
         pieces.sort();
         let mut tiles: Vec<(TowerId, u8, String)> = observation
@@ -57,6 +58,68 @@ impl ReadingKey {
         tiles.sort();
         Self { pieces, tiles }
     }
+
+    /// The one table that this key and `other` both read, telling all that either tells (a
+    /// piece sure in one of them shows what that one read), or none when they disagree: a
+    /// piece more or fewer of a kind and colour at a place, another tile, or sure readings
+    /// that no pairing of the pieces makes agree.
+    pub fn merged(&self, other: &ReadingKey) -> Option<ReadingKey> {
+        if self.tiles != other.tiles || self.pieces.len() != other.pieces.len() {
+            return None;
+        }
+        let mut pieces = Vec::with_capacity(self.pieces.len());
+        let (mut a, mut b) = (self.pieces.as_slice(), other.pieces.as_slice());
+        while let Some(&(kind, colour, place, _)) = a.first() {
+            let here = |p: &&(u8, u8, Place, Option<u8>)| (p.0, p.1, p.2) == (kind, colour, place);
+            let n = a.iter().take_while(here).count();
+            if b.iter().take_while(here).count() != n {
+                return None;
+            }
+            let shows = |pieces: &[(u8, u8, Place, Option<u8>)]| {
+                pieces.iter().map(|p| p.3).collect::<Vec<_>>()
+            };
+            let merged = merged_shows(&shows(&a[..n]), &shows(&b[..n]))?;
+            pieces.extend(merged.into_iter().map(|s| (kind, colour, place, s)));
+            (a, b) = (&a[n..], &b[n..]);
+        }
+        pieces.sort();
+        Some(ReadingKey {
+            pieces,
+            tiles: self.tiles.clone(),
+        })
+    }
+}
+
+/// What the pieces of one kind, colour and place show in two readings (sure values, none
+/// where unsure; each sorted, nones first), merged: the sure values both read, then those
+/// only one read, each taken by one of the other reading's unsure pieces, then unsure
+/// pieces for the rest; none when one reading's sure values outnumber the other's unsure
+/// pieces that could take them.
+fn merged_shows(a: &[Option<u8>], b: &[Option<u8>]) -> Option<Vec<Option<u8>>> {
+    let (mut only_a, mut only_b): (Vec<u8>, Vec<u8>) = (
+        a.iter().flatten().copied().collect(),
+        b.iter().flatten().copied().collect(),
+    );
+    let (unsure_a, unsure_b) = (a.len() - only_a.len(), b.len() - only_b.len());
+    let mut both = Vec::new();
+    only_a.retain(|value| match only_b.iter().position(|v| v == value) {
+        Some(at) => {
+            only_b.remove(at);
+            both.push(*value);
+            false
+        }
+        None => true,
+    });
+    if only_a.len() > unsure_b || only_b.len() > unsure_a {
+        return None;
+    }
+    let unsure = a.len() - both.len() - only_a.len() - only_b.len();
+    let mut merged: Vec<Option<u8>> = (both.into_iter().chain(only_a).chain(only_b))
+        .map(Some)
+        .collect();
+    merged.extend(std::iter::repeat_n(None, unsure));
+    merged.sort();
+    Some(merged)
 }
 
 /// Watches readings frame by frame and says when a new settled table appears.
@@ -86,8 +149,14 @@ impl Settler {
             return false;
         }
         let key = ReadingKey::of(observation);
-        match &mut self.current {
-            Some((current, _, _, frames)) if *current == key => *frames += 1,
+        let merged = (self.current.as_ref()).and_then(|(current, ..)| current.merged(&key));
+        match (&mut self.current, merged) {
+            // The same table, maybe read more surely: it goes on settling, as all that any
+            // of its frames read surely.
+            (Some((current, _, _, frames)), Some(merged)) => {
+                *current = merged;
+                *frames += 1;
+            }
             _ => self.current = Some((key, observation.frame, observation.time_s, 1)),
         }
         let Some((key, _, since_s, frames)) = &self.current else {
@@ -163,10 +232,52 @@ mod tests {
         assert!(!settler.update(&unsure(0, 2)));
         assert!(!settler.update(&unsure(1, 5)));
         assert!(settler.update(&unsure(2, 2)));
-        // Read surely, the value counts.
-        assert!(!settler.update(&table(3, 2, false)));
-        assert!(!settler.update(&table(4, 2, false)));
-        assert!(settler.update(&table(5, 2, false)));
+        // Read surely, the value counts: the still table is new, as soon as it is read so.
+        assert!(settler.update(&table(3, 2, false)));
+        // Unsure again, then sure again: the same table.
+        assert!(!settler.update(&unsure(4, 6)));
+        assert!(!settler.update(&table(5, 2, false)));
+        // Read surely as another value: another table, settled after its own frames.
+        assert!(!settler.update(&table(6, 4, false)));
+        assert!(!settler.update(&table(7, 4, false)));
+        assert!(settler.update(&table(8, 4, false)));
+    }
+
+    #[test]
+    fn readings_agree_where_either_is_unsure() {
+        let key = |shows: &[Option<u8>]| ReadingKey {
+            pieces: (shows.iter())
+                .map(|&s| (0, 0, Place::RollArea, s))
+                .collect(),
+            tiles: Vec::new(),
+        };
+        let merged = |a: &[Option<u8>], b: &[Option<u8>]| {
+            key(a)
+                .merged(&key(b))
+                .map(|k| k.pieces.iter().map(|p| p.3).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            merged(&[None, Some(3)], &[Some(3), Some(5)]),
+            Some(vec![Some(3), Some(5)])
+        );
+        assert_eq!(
+            merged(&[None, None], &[Some(2), Some(6)]),
+            Some(vec![Some(2), Some(6)])
+        );
+        assert_eq!(
+            merged(&[None, Some(3)], &[None, Some(4)]),
+            Some(vec![Some(3), Some(4)])
+        );
+        // Two sure readings of one die that differ, and a die more.
+        assert_eq!(merged(&[Some(3)], &[Some(4)]), None);
+        assert_eq!(merged(&[Some(3), Some(5)], &[None, Some(4)]), None);
+        assert_eq!(merged(&[None], &[None, None]), None);
+        // Pieces at different places never pair.
+        let elsewhere = ReadingKey {
+            pieces: vec![(0, 0, Place::ManaPool, None)],
+            tiles: Vec::new(),
+        };
+        assert_eq!(key(&[None]).merged(&elsewhere), None);
     }
 
     #[test]
