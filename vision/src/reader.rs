@@ -850,6 +850,44 @@ mod tests {
     }
 
     #[test]
+    fn a_meeple_on_its_die_is_two_items_though_both_crops_read_as_dice() {
+        let place = |class: usize, heats: [f32; 2], box_px: BoxPx| Found {
+            box_px,
+            class,
+            heats,
+        };
+        let row = |die: f32, meeple: f32| {
+            let mut row = [0.0; READER_OUTPUTS];
+            row[KIND_COLUMNS].copy_from_slice(&[die, meeple, 1.0 - die - meeple]);
+            row
+        };
+        let settings = ReaderSettings::default();
+        // The die's peak, and the meeple's a few pixels above it, where the die is hot too
+        // (live-flag's green master on its purple die).
+        let found = [
+            place(KIND_DIE, [0.73, 0.16], [100.0, 108.0, 128.0, 136.0]),
+            place(KIND_MEEPLE, [0.54, 0.66], [101.0, 100.0, 126.0, 127.0]),
+        ];
+        let read = kinds_read(&found, &[row(0.95, 0.03), row(0.6, 0.38)], &settings);
+        assert_eq!(read[0].map(|k| k.0), Some(KIND_DIE));
+        let Some((kind, p)) = read[1] else {
+            panic!("the meeple is lost: {read:?}");
+        };
+        assert_eq!(kind, KIND_MEEPLE);
+        assert!(p < settings.sure_kind, "read unsure: {p}");
+        // A lone die where the finder also peaked for a meeple, which the reader sees not.
+        let read = kinds_read(&found, &[row(0.95, 0.03), row(0.9, 0.08)], &settings);
+        assert_eq!(read[1].map(|k| k.0), Some(KIND_DIE));
+        // Apart, each place is what the reader and the heats say.
+        let apart = [
+            found[0],
+            place(KIND_MEEPLE, [0.54, 0.66], [200.0, 100.0, 226.0, 127.0]),
+        ];
+        let read = kinds_read(&apart, &[row(0.95, 0.03), row(0.6, 0.38)], &settings);
+        assert_eq!(read[1].map(|k| k.0), Some(KIND_DIE));
+    }
+
+    #[test]
     fn quarter_turns_match_torch_rot90() {
         // torch.rot90(x, 1, dims=(2, 3)) of a 2x2 [[a, b], [c, d]] is [[b, d], [a, c]]:
         // on the reader's 40x40 grid, the top-right pixel moves to the top-left.
