@@ -206,14 +206,17 @@ fn only_what_moved_is_read_again() {
     let partly = reader.read_moved(&covered, &before, &moved).unwrap();
     let anew = reader.read(&covered).unwrap();
     // The same dice as reading the whole frame again (boxes within a few pixels: the
-    // finder's boxes near the hand may shift).
+    // finder's boxes near the hand may shift), each sure one with the same value (an
+    // unsure value is a guess that the hand's shadow on the finder's heats may change).
     assert!(!partly.dice.iter().any(|d| d.box_px == hidden));
     assert_eq!(partly.dice.len(), anew.dice.len());
     for die in &partly.dice {
         assert!(
-            anew.dice.iter().any(|d| d.value == die.value
-                && d.color == die.color
-                && (0..4).all(|i| (d.box_px[i] - die.box_px[i]).abs() < 4.0)),
+            anew.dice
+                .iter()
+                .any(|d| (die.uncertain || d.value == die.value)
+                    && d.color == die.color
+                    && (0..4).all(|i| (d.box_px[i] - die.box_px[i]).abs() < 4.0)),
             "{die:?} is not read so from the whole frame"
         );
     }
