@@ -999,9 +999,8 @@ impl GameState {
             self.phase = Phase::Turn(Turn::new(self.seat_player(0)));
             return;
         }
-        let Phase::Turn(mut turn) = std::mem::replace(&mut self.phase, Phase::Roll) else {
-            return;
-        };
+        // The turn is updated where it lies, in the phase: the actions below are played at
+        // every step of a playout.
         match action {
             Action::Roll { .. } | Action::SetTile { .. } => {}
             Action::Place {
@@ -1010,24 +1009,25 @@ impl GameState {
                 tower,
                 pillar,
                 ..
-            } => self.apply_place(&mut turn, *die, *rank, *tower, *pillar, events),
-            Action::BonusMeeple { from, to, .. } => {
-                self.apply_bonus(&mut turn, *from, *to, events);
-            }
+            } => self.apply_place(*die, *rank, *tower, *pillar, events),
+            Action::BonusMeeple { from, to, .. } => self.apply_bonus(*from, *to, events),
             Action::SkipBonus { player } => {
+                let Some(turn) = self.turn_mut() else {
+                    return;
+                };
                 if let Some(pending) = turn.pending.take() {
                     events.add(|| Event::BonusSkipped {
                         player: *player,
                         bonus: pending.bonus,
                     });
                 }
-                self.score_completed(&mut turn, events);
+                self.score_completed(events);
             }
             Action::Cast {
                 player,
                 effect,
                 via_manipulation,
-            } => self.apply_cast(&mut turn, *player, *effect, *via_manipulation, events),
+            } => self.apply_cast(*player, *effect, *via_manipulation, events),
             Action::Recall { player, spell } => {
                 let me = self.player_mut(*player);
                 if let Some(rank) = me.spellbook[spell.index()].take() {
@@ -1039,15 +1039,25 @@ impl GameState {
                 });
             }
             Action::EndTurn { player } => {
+                let Some(turn) = self.turn() else {
+                    return;
+                };
+                let passed = turn.placed.is_none();
                 events.add(|| Event::TurnEnded {
                     player: *player,
-                    passed: turn.placed.is_none(),
+                    passed,
                 });
                 self.next_turn(events);
-                return;
             }
         }
-        self.phase = Phase::Turn(turn);
+    }
+
+    /// The current turn, to be changed where it lies (`None` outside a turn).
+    fn turn_mut(&mut self) -> Option<&mut Turn> {
+        match &mut self.phase {
+            Phase::Turn(turn) => Some(turn),
+            _ => None,
+        }
     }
 
     fn seat_player(&self, turn_in_round: u8) -> PlayerColor {
@@ -1061,24 +1071,33 @@ impl GameState {
 
     fn apply_place(
         &mut self,
-        turn: &mut Turn,
         die: Die,
         rank: Rank,
         tower_id: TowerId,
         pillar: PillarIndex,
         events: &mut impl EventLog,
     ) {
+        let Some(turn) = self.turn_mut() else {
+            return;
+        };
         let Some((placed, counted)) = Outlook::of(turn).effective_die(die) else {
             return;
         };
+        let player = turn.player;
+        turn.placed = Some(Placement {
+            die: placed,
+            tower: tower_id,
+            pillar,
+        });
+        turn.change = 0;
+        turn.metamorphosis = None;
+        // The placement is the turn's first move that can complete a floor.
+        debug_assert!(turn.completed.is_empty());
         if let Some(i) = self.roll.iter().position(|d| *d == die) {
             self.roll.remove(i);
         }
-        let meeple = Meeple {
-            player: turn.player,
-            rank,
-        };
-        self.player_mut(turn.player).take(rank);
+        let meeple = Meeple { player, rank };
+        self.player_mut(player).take(rank);
         let tower = self.tower_mut(tower_id);
         tower.set_pillar(
             pillar,
@@ -1089,13 +1108,6 @@ impl GameState {
         );
         let bonus = tower.bonus(pillar);
         let level = tower.level;
-        turn.placed = Some(Placement {
-            die: placed,
-            tower: tower_id,
-            pillar,
-        });
-        turn.change = 0;
-        turn.metamorphosis = None;
         events.add(|| Event::Placed {
             meeple,
             die: placed,
@@ -1105,6 +1117,7 @@ impl GameState {
             pillar,
             bonus,
         });
+        let mut pending = None;
         match bonus {
             PillarBonus::TwoPrestige | PillarBonus::LevelPrestige => {
                 let points = if bonus == PillarBonus::TwoPrestige {
@@ -1118,33 +1131,38 @@ impl GameState {
                     bonus,
                     level,
                 };
-                self.add_score(turn.player, points, reason, events);
+                self.add_score(player, points, reason, events);
             }
             PillarBonus::ExtraMeeple | PillarBonus::Spell => {
-                let pending = PendingBonus {
+                let bonus_pending = PendingBonus {
                     bonus,
                     tower: tower_id,
                     spell: SpellId::for_value(placed.value),
                 };
-                match self.bonus_unavailable(turn.player, &pending) {
+                match self.bonus_unavailable(player, &bonus_pending) {
                     Some(why) => events.add(|| Event::BonusNoEffect {
-                        player: turn.player,
+                        player,
                         bonus,
-                        why: why.describe(turn.player),
+                        why: why.describe(player),
                     }),
-                    None => turn.pending = Some(pending),
+                    None => pending = Some(bonus_pending),
                 }
             }
         }
-        // The placement is the turn's first move that can complete a floor. A pending bonus
-        // is resolved before the floor is scored, so only then is the floor listed; else it
-        // is scored at once (without a list to allocate: most turns of a playout).
-        debug_assert!(turn.completed.is_empty());
-        if self.tower(tower_id).is_full() {
-            match turn.pending {
-                Some(_) => turn.completed.push(tower_id),
-                None => self.score_floor(tower_id, events),
+        // A pending bonus is resolved before the floor is scored, so only then is the floor
+        // listed; else it is scored at once (without a list: most turns of a playout).
+        let full = self.tower(tower_id).is_full();
+        match pending {
+            Some(pending) => {
+                if let Some(turn) = self.turn_mut() {
+                    turn.pending = Some(pending);
+                    if full {
+                        turn.completed.push(tower_id);
+                    }
+                }
             }
+            None if full => self.score_floor(tower_id, events),
+            None => {}
         }
     }
 
@@ -1167,17 +1185,18 @@ impl GameState {
         }
     }
 
-    fn apply_bonus(
-        &mut self,
-        turn: &mut Turn,
-        from: MeepleSource,
-        to: BonusTarget,
-        events: &mut impl EventLog,
-    ) {
+    fn apply_bonus(&mut self, from: MeepleSource, to: BonusTarget, events: &mut impl EventLog) {
+        let Some(turn) = self.turn_mut() else {
+            return;
+        };
         let Some(pending) = turn.pending.take() else {
             return;
         };
-        let me = self.player_mut(turn.player);
+        let player = turn.player;
+        if matches!(to, BonusTarget::Spellbook) {
+            turn.arrived[pending.spell.index()] = true;
+        }
+        let me = self.player_mut(player);
         let rank = match from {
             MeepleSource::Reserve(rank) => {
                 me.take(rank);
@@ -1187,15 +1206,11 @@ impl GameState {
                 .take()
                 .unwrap_or(Rank::Apprentice),
         };
-        let meeple = Meeple {
-            player: turn.player,
-            rank,
-        };
+        let meeple = Meeple { player, rank };
         let mut spell = None;
         match to {
             BonusTarget::Spellbook => {
                 me.spellbook[pending.spell.index()] = Some(rank);
-                turn.arrived[pending.spell.index()] = true;
                 spell = Some(pending.spell);
             }
             BonusTarget::Pillar { tower, pillar } => {
@@ -1206,7 +1221,9 @@ impl GameState {
                         meeple: Some(meeple),
                     },
                 );
-                if self.tower(tower).is_full() {
+                if self.tower(tower).is_full()
+                    && let Some(turn) = self.turn_mut()
+                {
                     turn.completed.push(tower);
                 }
             }
@@ -1217,12 +1234,11 @@ impl GameState {
             to,
             spell,
         });
-        self.score_completed(turn, events);
+        self.score_completed(events);
     }
 
     fn apply_cast(
         &mut self,
-        turn: &mut Turn,
         player: PlayerColor,
         effect: SpellEffect,
         via_manipulation: bool,
@@ -1239,9 +1255,15 @@ impl GameState {
         }
         match effect {
             SpellEffect::Change { direction } => {
-                turn.change = turn.change.saturating_add(direction.delta());
+                if let Some(turn) = self.turn_mut() {
+                    turn.change = turn.change.saturating_add(direction.delta());
+                }
             }
-            SpellEffect::Metamorphosis { color } => turn.metamorphosis = Some(color),
+            SpellEffect::Metamorphosis { color } => {
+                if let Some(turn) = self.turn_mut() {
+                    turn.metamorphosis = Some(color);
+                }
+            }
             SpellEffect::Flip { die } => {
                 if let Some(d) = self.roll.iter_mut().find(|d| **d == die) {
                     d.value = d.value.opposite();
@@ -1295,7 +1317,10 @@ impl GameState {
     }
 
     /// Scores the floors completed this turn, in the order they were completed.
-    fn score_completed(&mut self, turn: &mut Turn, events: &mut impl EventLog) {
+    fn score_completed(&mut self, events: &mut impl EventLog) {
+        let Some(turn) = self.turn_mut() else {
+            return;
+        };
         for tower in std::mem::take(&mut turn.completed) {
             self.score_floor(tower, events);
         }
