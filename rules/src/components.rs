@@ -119,6 +119,17 @@ impl fmt::Display for Die {
     }
 }
 
+/// How many bits are set in each byte value, for [`DieKinds::len`].
+const ONES_IN_BYTE: [u8; 256] = {
+    let mut ones = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        ones[byte] = (byte as u8).count_ones() as u8;
+        byte += 1;
+    }
+    ones
+};
+
 /// A set of the 24 kinds of die (4 colours times 6 values), one bit each: what a floor
 /// accepts, found once and then asked of every die.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -157,9 +168,14 @@ impl DieKinds {
             .fold(Self::NONE, |kinds, &die| kinds.union(Self::of_die(die)))
     }
 
-    /// How many kinds the set holds: one bit each.
+    /// How many kinds the set holds: one bit each, counted a byte at a time in a table (the
+    /// default target has no population-count instruction, and the move generator counts
+    /// sets at every step).
     pub(crate) fn len(self) -> usize {
-        self.0.count_ones() as usize
+        debug_assert!(self.0 < 1 << 24, "{:#x}", self.0);
+        let [low, middle, high, _] = self.0.to_le_bytes();
+        let ones = |byte: u8| ONES_IN_BYTE[usize::from(byte)];
+        usize::from(ones(low) + ones(middle) + ones(high))
     }
 
     pub(crate) fn intersection(self, other: Self) -> Self {

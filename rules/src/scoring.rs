@@ -87,7 +87,14 @@ pub fn influence(meeples: impl IntoIterator<Item = Meeple>) -> [u8; 4] {
 /// best first, without a list: floors are scored many times in every playout.
 pub fn award(influence: [u8; 4], table: PointsTable) -> impl Iterator<Item = Award> {
     let mut ranked = PlayerColor::ALL.map(|p| (p, influence[p.index()]));
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    // Most influence first, then by colour: the four players ordered by a sorting network of
+    // five exchanges rather than a general sort.
+    let before = |(a, m): (PlayerColor, u8), (b, n): (PlayerColor, u8)| m > n || (m == n && a < b);
+    for (i, j) in [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)] {
+        if before(ranked[j], ranked[i]) {
+            ranked.swap(i, j);
+        }
+    }
     // Sorted by influence, most first: the players without any come last.
     let placed = ranked.iter().filter(|&&(_, n)| n > 0).count();
     let with_influence = &ranked[..placed];
@@ -472,6 +479,24 @@ mod tests {
             points(&[(Green, m), (Red, a), (Blue, a)], CENTRAL_FLOOR),
             [(Green, 3), (Blue, 1), (Red, 1)]
         );
+    }
+
+    /// The sorting network of `award` ranks as a general sort by influence, then colour, would.
+    #[test]
+    fn awards_are_ranked_by_influence_then_colour() {
+        for code in 0..5u32.pow(4) {
+            let influence = [0, 1, 2, 3].map(|i| (code / 5u32.pow(i) % 5) as u8);
+            let mut expected: Vec<(PlayerColor, u8)> = PlayerColor::ALL
+                .into_iter()
+                .map(|p| (p, influence[p.index()]))
+                .filter(|&(_, n)| n > 0)
+                .collect();
+            expected.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let ranked: Vec<(PlayerColor, u8)> = award(influence, OUTER_FLOOR)
+                .map(|a| (a.player, a.influence))
+                .collect();
+            assert_eq!(ranked, expected, "{influence:?}");
+        }
     }
 
     #[test]
