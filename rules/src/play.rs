@@ -726,14 +726,14 @@ impl GameState {
             return block(OtherBlock::Bonus(pending));
         }
         let me = view.me;
-        let castable = |spell: SpellId| me.spell(spell).is_some() && !turn.arrived_this_turn(spell);
-        for spell in SpellId::ALL[1..].iter().copied().filter(|&s| castable(s)) {
+        let castable = self.castable_spells();
+        for spell in castable.without(SpellId::Manipulation).iter() {
             block(OtherBlock::Casts {
                 spell,
                 via_manipulation: false,
             })?;
         }
-        if castable(SpellId::Manipulation) {
+        if castable.contains(SpellId::Manipulation) {
             for spell in SpellId::ALL[1..].iter().copied() {
                 block(OtherBlock::Casts {
                     spell,
@@ -893,6 +893,9 @@ impl GameState {
         let outlook = view.cast_outlook;
         let before_placing = turn.placed.is_none();
         let now = Outlook::of(turn);
+        // Change and Metamorphosis are weighed on the kinds of die rolled, which count as the
+        // dice do (each die as its kind).
+        let rolled = || DieKinds::of_dice(&self.roll);
         // The effects are weighed here by the kinds the dice would count as, rather than
         // through `check_cast_outcome`: the spells are counted at every step while they are
         // in the spellbook, and the property tests hold the two against each other.
@@ -907,13 +910,14 @@ impl GameState {
         match spell {
             SpellId::Manipulation => {}
             SpellId::Change if before_placing => {
+                let rolled = rolled();
                 for direction in [Direction::Up, Direction::Down] {
                     let after = Outlook {
                         change: turn.change.saturating_add(direction.delta()),
                         ..now
                     };
                     // Some die must be able to take the change.
-                    let counted = after.counted_kinds(&self.roll);
+                    let counted = after.counted_kinds(rolled);
                     if counted != DieKinds::NONE
                         && (outlook.fitting == 0 || counted.intersects(outlook.accepted))
                     {
@@ -922,16 +926,21 @@ impl GameState {
                 }
             }
             SpellId::Metamorphosis if before_placing => {
-                let counted_color = |die: &Die| turn.metamorphosis.unwrap_or(die.color);
+                let rolled = rolled();
+                // The kinds rolled in the colours they count as now (whatever their value).
+                let coloured = match turn.metamorphosis {
+                    Some(color) => rolled.recoloured(color),
+                    None => rolled,
+                };
                 for color in DieColor::ALL {
                     let after = Outlook {
                         metamorphosis: Some(color),
                         ..now
                     };
                     // Some die must count as another colour than it does now.
-                    if self.roll.iter().any(|die| counted_color(die) != color)
+                    if coloured.without(DieKinds::of_color(color)) != DieKinds::NONE
                         && (outlook.fitting == 0
-                            || after.counted_kinds(&self.roll).intersects(outlook.accepted))
+                            || after.counted_kinds(rolled).intersects(outlook.accepted))
                     {
                         cast(SpellEffect::Metamorphosis { color });
                     }
@@ -996,7 +1005,7 @@ impl GameState {
                 first_player: self.first_player(),
                 dice: dice.clone(),
             });
-            self.phase = Phase::Turn(Turn::new(self.seat_player(0)));
+            self.begin_turn(0);
             return;
         }
         // The turn is updated where it lies, in the phase: the actions below are played at
@@ -1033,6 +1042,7 @@ impl GameState {
                 if let Some(rank) = me.spellbook[spell.index()].take() {
                     me.give(rank);
                 }
+                self.spellbook_changed(*player);
                 events.add(|| Event::Recalled {
                     player: *player,
                     spell: *spell,
@@ -1060,14 +1070,6 @@ impl GameState {
         }
     }
 
-    fn seat_player(&self, turn_in_round: u8) -> PlayerColor {
-        self.players[self.seat(turn_in_round)].color
-    }
-
-    /// The seat, in `players`, of the player of turn `turn_in_round` of this round.
-    fn seat(&self, turn_in_round: u8) -> usize {
-        (self.first_seat + usize::from(turn_in_round)) % self.players.len()
-    }
 
     fn apply_place(
         &mut self,
@@ -1206,6 +1208,8 @@ impl GameState {
                 .take()
                 .unwrap_or(Rank::Apprentice),
         };
+        let spellbook_changed = matches!(from, MeepleSource::Spellbook(_))
+            || matches!(to, BonusTarget::Spellbook);
         let meeple = Meeple { player, rank };
         let mut spell = None;
         match to {
@@ -1227,6 +1231,9 @@ impl GameState {
                     turn.completed.push(tower);
                 }
             }
+        }
+        if spellbook_changed {
+            self.spellbook_changed(player);
         }
         events.add(|| Event::BonusMeeple {
             meeple,
@@ -1253,6 +1260,7 @@ impl GameState {
         if let Some(rank) = me.spellbook[caster.index()].take() {
             me.give(rank);
         }
+        self.spellbook_changed(player);
         match effect {
             SpellEffect::Change { direction } => {
                 if let Some(turn) = self.turn_mut() {
@@ -1408,11 +1416,13 @@ impl GameState {
     }
 
     fn next_turn(&mut self, events: &mut impl EventLog) {
-        self.turn_in_round += 1;
-        if self.turn_in_round < turns_per_round(self.players.len()) {
-            self.phase = Phase::Turn(Turn::new(self.seat_player(self.turn_in_round)));
+        let next = self.turn_in_round + 1;
+        if next < turns_per_round(self.players.len()) {
+            self.begin_turn(next);
             return;
         }
+        self.turn_in_round = next;
+        self.end_turns();
         if !self.roll.is_empty() {
             let mana_die = self.roll.remove(0);
             for die in &self.roll {
@@ -1543,14 +1553,14 @@ impl Outlook {
         })
     }
 
-    /// The kinds the dice in `dice` count as for the restriction (those Change would take
-    /// out of 1 to 6 left out).
-    fn counted_kinds(&self, dice: &[Die]) -> DieKinds {
-        dice.iter()
-            .filter_map(|&die| self.effective_die(die))
-            .fold(DieKinds::NONE, |kinds, (_, counted)| {
-                kinds.union(DieKinds::of_die(counted))
-            })
+    /// The kinds dice of the kinds `kinds` count as for the restriction (those Change would
+    /// take out of 1 to 6 left out), as [`Outlook::effective_die`] counts each die.
+    fn counted_kinds(&self, kinds: DieKinds) -> DieKinds {
+        let moved = kinds.offset(self.change);
+        match self.metamorphosis {
+            Some(color) => moved.recoloured(color),
+            None => moved,
+        }
     }
 
     /// Whether `die`, as the restriction would count it, is of a kind in `accepted`.

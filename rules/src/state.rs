@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::components::{
     APPRENTICES_PER_PLAYER, DICE_PER_COLOR, DiceCount, Die, DieColor, DieKinds, MEEPLES_PER_PLAYER,
-    Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
+    Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId, SpellSet, TowerId,
 };
 use crate::scoring::{EndOfGameTable, FinalScore, OUTER_FLOOR, ScoreEntry};
 use crate::snapshot::{Table, TowerTop};
@@ -389,6 +389,16 @@ pub struct GameState {
     /// The floor stack; the next tile is the last element.
     pub(crate) stack: Vec<Arc<Tile>>,
     pub(crate) ledger: Vec<ScoreEntry>,
+    /// The spaces of each player's spellbook that hold a meeple, by [`PlayerColor::index`],
+    /// worked out again by [`GameState::spellbook_changed`].
+    #[serde(skip)]
+    spellbooks: [SpellSet; 4],
+    /// The spells the player whose turn it is can cast: their spellbook's meeples, less those
+    /// that arrived this turn; none outside a turn. Set when a turn begins
+    /// ([`GameState::begin_turn`]) and by [`GameState::spellbook_changed`]: the move
+    /// generator asks at every step.
+    #[serde(skip)]
+    castable: SpellSet,
 }
 
 impl GameState {
@@ -422,7 +432,62 @@ impl GameState {
             stack,
             // A game scores 30 to 50 entries: room for them from the start, not regrown.
             ledger: Vec::with_capacity(48),
+            spellbooks: [SpellSet::NONE; 4],
+            castable: SpellSet::NONE,
         }
+    }
+
+    /// The spells the player whose turn it is can cast now (none outside a turn).
+    pub(crate) fn castable_spells(&self) -> SpellSet {
+        debug_assert_eq!(self.spellbooks, self.spellbooks_now());
+        debug_assert_eq!(self.castable, self.castable_now());
+        self.castable
+    }
+
+    fn spellbooks_now(&self) -> [SpellSet; 4] {
+        let mut spellbooks = [SpellSet::NONE; 4];
+        for player in &self.players {
+            spellbooks[player.color.index()] = SpellSet::occupied(&player.spellbook);
+        }
+        spellbooks
+    }
+
+    fn castable_now(&self) -> SpellSet {
+        let Some(turn) = self.turn() else {
+            return SpellSet::NONE;
+        };
+        SpellId::ALL
+            .into_iter()
+            .filter(|&spell| turn.arrived_this_turn(spell))
+            .fold(self.spellbooks[turn.player.index()], SpellSet::without)
+    }
+
+    /// Starts turn number `turn_in_round` (from 0) of the round: its player may cast every
+    /// spell of their spellbook.
+    pub(crate) fn begin_turn(&mut self, turn_in_round: u8) {
+        self.turn_in_round = turn_in_round;
+        let player = self.players[self.seat(turn_in_round)].color;
+        self.phase = Phase::Turn(Turn::new(player));
+        self.castable = self.spellbooks[player.index()];
+    }
+
+    /// Ends the round's turns: nobody casts until the next turn begins.
+    pub(crate) fn end_turns(&mut self) {
+        self.castable = SpellSet::NONE;
+    }
+
+    /// Works out again the kept spells after a meeple left or joined `player`'s spellbook
+    /// (and, for a meeple that joined, after it was marked as arrived this turn).
+    pub(crate) fn spellbook_changed(&mut self, player: PlayerColor) {
+        if let Some(me) = self.player(player) {
+            self.spellbooks[player.index()] = SpellSet::occupied(&me.spellbook);
+        }
+        self.castable = self.castable_now();
+    }
+
+    /// The seat, in `players`, of the player of turn `turn_in_round` of this round.
+    pub(crate) fn seat(&self, turn_in_round: u8) -> usize {
+        (self.first_seat + usize::from(turn_in_round)) % self.players.len()
     }
 
     /// Players in seating order (clockwise).
