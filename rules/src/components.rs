@@ -191,6 +191,12 @@ impl DieKinds {
         Self(values << (color.index() * 6))
     }
 
+    /// The values this set holds in `color`'s row, in every colour.
+    pub(crate) fn spread_from(self, color: DieColor) -> Self {
+        let values = self.0 >> (color.index() * 6) & VALUES_OF_A_COLOR;
+        Self(values * 0b000001_000001_000001_000001)
+    }
+
     /// The one kind of `die`.
     pub(crate) fn of_die(die: Die) -> Self {
         Self(Self::bit(die.color, die.value))
@@ -628,6 +634,11 @@ mod tests {
             for color in DieColor::ALL {
                 let expected = DieKinds::of_die(Die::new(color, die.value));
                 assert_eq!(kind.recoloured(color), expected, "{die} as {color}");
+                let expected = match die.color == color {
+                    true => DieKinds::of(DieColor::ALL, [die.value]),
+                    false => DieKinds::NONE,
+                };
+                assert_eq!(kind.spread_from(color), expected, "{die} from {color}");
                 assert_eq!(DieKinds::of_color(color).contains(die), die.color == color);
             }
         }

@@ -213,8 +213,7 @@ impl GameState {
     }
 
     fn current(&self, turn: &Turn) -> &crate::state::PlayerState {
-        // The turn's player sits at the seat of this turn of the round (`next_turn`).
-        let me = &self.players[self.seat(self.turn_in_round)];
+        let me = &self.players[self.turn_seat()];
         debug_assert_eq!(me.color, turn.player);
         me
     }
@@ -1539,18 +1538,19 @@ impl Outlook {
     /// The kinds of the dice in `dice` that each tower takes, as the restriction would
     /// count them, given the kinds each accepts (`accepts`, by [`TowerId::index`]).
     fn kinds_taken(&self, dice: &[Die], accepts: [DieKinds; 4]) -> [DieKinds; 4] {
-        if self.change == 0 && self.metamorphosis.is_none() {
-            // Every die counts as itself (the usual case before placing).
-            let kinds = DieKinds::of_dice(dice);
-            return accepts.map(|accepted| kinds.intersection(accepted));
-        }
-        accepts.map(|accepted| {
-            dice.iter()
-                .filter(|&&die| self.fits(die, accepted))
-                .fold(DieKinds::NONE, |kinds, &die| {
-                    kinds.union(DieKinds::of_die(die))
-                })
-        })
+        let kinds = DieKinds::of_dice(dice);
+        accepts.map(|accepted| kinds.intersection(self.kinds_counting_as(accepted)))
+    }
+
+    /// The kinds of die that count as one of `accepted` for the restriction, as
+    /// [`Outlook::effective_die`] counts each die: those that Change moves into `accepted`
+    /// (the kinds moved back), of any colour if Metamorphosis recolours them.
+    fn kinds_counting_as(&self, accepted: DieKinds) -> DieKinds {
+        let accepted = match self.metamorphosis {
+            Some(color) => accepted.spread_from(color),
+            None => accepted,
+        };
+        accepted.offset(self.change.saturating_neg())
     }
 
     /// The kinds dice of the kinds `kinds` count as for the restriction (those Change would

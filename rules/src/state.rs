@@ -381,6 +381,10 @@ pub struct GameState {
     pub(crate) first_seat: usize,
     /// Turns played this round.
     pub(crate) turn_in_round: u8,
+    /// Seat in `players` of the player whose turn it is, set by [`GameState::begin_turn`]:
+    /// the move generator asks at every step.
+    #[serde(skip)]
+    turn_seat: usize,
     pub(crate) phase: Phase,
     pub(crate) bag: DiceCount,
     pub(crate) roll: Vec<Die>,
@@ -418,6 +422,7 @@ impl GameState {
             round: 1,
             first_seat,
             turn_in_round: 0,
+            turn_seat: first_seat,
             phase: Phase::Roll,
             bag: DiceCount::full(),
             roll: Vec::new(),
@@ -462,11 +467,19 @@ impl GameState {
             .fold(self.spellbooks[turn.player.index()], SpellSet::without)
     }
 
-    /// Starts turn number `turn_in_round` (from 0) of the round: its player may cast every
-    /// spell of their spellbook.
+    /// Starts turn number `turn_in_round` (from 0) of the round: its player, the first
+    /// player or the next clockwise after the last turn's, may cast every spell of their
+    /// spellbook.
     pub(crate) fn begin_turn(&mut self, turn_in_round: u8) {
         self.turn_in_round = turn_in_round;
-        let player = self.players[self.seat(turn_in_round)].color;
+        let seat = if turn_in_round == 0 {
+            self.first_seat
+        } else {
+            self.turn_seat + 1
+        };
+        // Around the table without a division.
+        self.turn_seat = if seat == self.players.len() { 0 } else { seat };
+        let player = self.players[self.turn_seat()].color;
         self.phase = Phase::Turn(Turn::new(player));
         self.castable = self.spellbooks[player.index()];
     }
@@ -483,6 +496,12 @@ impl GameState {
             self.spellbooks[player.index()] = SpellSet::occupied(&me.spellbook);
         }
         self.castable = self.castable_now();
+    }
+
+    /// The seat, in `players`, of the player whose turn it is.
+    pub(crate) fn turn_seat(&self) -> usize {
+        debug_assert_eq!(self.turn_seat, self.seat(self.turn_in_round));
+        self.turn_seat
     }
 
     /// The seat, in `players`, of the player of turn `turn_in_round` of this round.
