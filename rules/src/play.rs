@@ -837,14 +837,71 @@ impl GameState {
         let targets = self.bonus_target_count(view, pending);
         let from = index
             .checked_div(targets)
-            .and_then(|source| self.bonus_sources(view, pending).nth(source));
+            .and_then(|source| self.nth_bonus_source(view, pending, source));
         let to = index
             .checked_rem(targets)
-            .and_then(|target| self.bonus_targets(view, pending).nth(target));
+            .and_then(|target| self.nth_bonus_target(view, pending, target));
         match (from, to) {
             (Some(from), Some(to)) => Action::BonusMeeple { player, from, to },
             _ => Action::SkipBonus { player },
         }
+    }
+
+    /// Source number `n` (from 0) of [`GameState::bonus_sources`], found without walking
+    /// them: a rank of the reserve, or else a meeple of the spellbook.
+    fn nth_bonus_source(
+        &self,
+        view: &TurnView,
+        pending: PendingBonus,
+        n: usize,
+    ) -> Option<MeepleSource> {
+        let me = view.me;
+        let source = match n.checked_sub(view.ranks) {
+            None => me.reserve_ranks().nth(n).map(MeepleSource::Reserve),
+            Some(n) if pending.bonus == PillarBonus::ExtraMeeple && me.reserve_is_empty() => {
+                SpellId::ALL
+                    .into_iter()
+                    .filter(|&s| me.spell(s).is_some())
+                    .nth(n)
+                    .map(MeepleSource::Spellbook)
+            }
+            Some(_) => None,
+        };
+        debug_assert_eq!(source, self.bonus_sources(view, pending).nth(n));
+        source
+    }
+
+    /// Target number `n` (from 0) of [`GameState::bonus_targets`], found by skipping whole
+    /// towers: the spellbook space if it is free, then the other towers' empty pillars.
+    fn nth_bonus_target(
+        &self,
+        view: &TurnView,
+        pending: PendingBonus,
+        n: usize,
+    ) -> Option<BonusTarget> {
+        let to_spellbook = view.me.spell(pending.spell).is_none();
+        let target = match n.checked_sub(usize::from(to_spellbook)) {
+            None => Some(BonusTarget::Spellbook),
+            Some(_) if pending.bonus != PillarBonus::ExtraMeeple => None,
+            Some(mut rest) => self
+                .towers
+                .iter()
+                .filter(|t| t.id != pending.tower)
+                .find_map(|tower| {
+                    let open = tower.open_pillar_count();
+                    if rest >= open {
+                        rest -= open;
+                        return None;
+                    }
+                    let pillar = tower.open_pillar(rest)?;
+                    Some(BonusTarget::Pillar {
+                        tower: tower.id,
+                        pillar,
+                    })
+                }),
+        };
+        debug_assert_eq!(target, self.bonus_targets(view, pending).nth(n));
+        target
     }
 
     /// How many effects of `spell` can be cast now: those
