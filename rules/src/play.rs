@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use crate::action::{Action, BonusTarget, Direction, MeepleSource, SpellEffect};
 use crate::components::{
     DiceCount, Die, DieColor, DieKinds, Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId,
-    TowerId,
+    SpellSet, TowerId,
 };
 use crate::event::Event;
 use crate::scoring::{
@@ -564,6 +564,7 @@ impl GameState {
         let mut view = TurnView {
             turn,
             me,
+            rolled: DieKinds::NONE,
             takes: [DieKinds::NONE; 4],
             ranks: me.reserve_ranks().count(),
             cast_outlook: CastOutlook {
@@ -573,11 +574,15 @@ impl GameState {
         };
         if turn.placed.is_some() {
             // No tower takes anything more this turn: most steps of a playout.
+            if self.castable_spells() != SpellSet::NONE {
+                view.rolled = DieKinds::of_dice(&self.roll);
+            }
             return Some(view);
         }
+        view.rolled = DieKinds::of_dice(&self.roll);
         let accepts = self.tower_accepts(turn);
         let union = |kinds: [DieKinds; 4]| kinds.into_iter().fold(DieKinds::NONE, DieKinds::union);
-        view.takes = Outlook::of(turn).kinds_taken(&self.roll, accepts);
+        view.takes = Outlook::of(turn).kinds_taken(view.rolled, accepts);
         // The dice that fit some tower (what `dice_fitting` counts) are those of a kind taken.
         let taken = union(view.takes);
         view.cast_outlook = CastOutlook {
@@ -913,8 +918,7 @@ impl GameState {
     /// dice with nine in the mana pool). Change and Metamorphosis are listed and counted.
     pub(crate) fn castable_effect_count(&self, view: &TurnView, spell: SpellId) -> usize {
         let placement_at_stake = view.cast_outlook.fitting == 1;
-        // Worked out only for the spells that count with it.
-        let rolled = || DieKinds::of_dice(&self.roll);
+        let rolled = || view.rolled(self);
         match spell {
             SpellId::Flip if !placement_at_stake => rolled().len(),
             SpellId::Exchange if !placement_at_stake => {
@@ -951,7 +955,7 @@ impl GameState {
         let now = Outlook::of(turn);
         // Change and Metamorphosis are weighed on the kinds of die rolled, which count as the
         // dice do (each die as its kind).
-        let rolled = || DieKinds::of_dice(&self.roll);
+        let rolled = || view.rolled(self);
         // The effects are weighed here by the kinds the dice would count as, rather than
         // through `check_cast_outcome`: the spells are counted at every step while they are
         // in the spellbook, and the property tests hold the two against each other.
@@ -1527,6 +1531,9 @@ pub(crate) struct TurnView<'a> {
     pub(crate) turn: &'a Turn,
     /// The player whose turn it is.
     me: &'a PlayerState,
+    /// The kinds of die on the table ([`TurnView::rolled`]), found when the move generator
+    /// needs them: before the placement, and while a spell can be cast (none otherwise).
+    rolled: DieKinds,
     /// The kinds of die on the table that each tower takes from the placement, by
     /// [`TowerId::index`]: its [`GameState::tower_accepts`] as the pending Change and
     /// Metamorphosis make the dice count.
@@ -1537,6 +1544,14 @@ pub(crate) struct TurnView<'a> {
 }
 
 impl TurnView<'_> {
+    /// The kinds of die on the table of `state` (the state the view was made from), for the
+    /// placements and the spells.
+    #[inline]
+    fn rolled(&self, state: &GameState) -> DieKinds {
+        debug_assert_eq!(self.rolled, DieKinds::of_dice(&state.roll));
+        self.rolled
+    }
+
     /// Whether the player can still place: not yet placed this turn.
     #[inline]
     fn may_place(&self) -> bool {
@@ -1592,10 +1607,10 @@ impl Outlook {
         }
     }
 
-    /// The kinds of the dice in `dice` that each tower takes, as the restriction would
-    /// count them, given the kinds each accepts (`accepts`, by [`TowerId::index`]).
-    fn kinds_taken(&self, dice: &[Die], accepts: [DieKinds; 4]) -> [DieKinds; 4] {
-        let kinds = DieKinds::of_dice(dice);
+    /// The kinds of `kinds` (of the dice on the table) that each tower takes, as the
+    /// restriction would count them, given the kinds each accepts (`accepts`, by
+    /// [`TowerId::index`]).
+    fn kinds_taken(&self, kinds: DieKinds, accepts: [DieKinds; 4]) -> [DieKinds; 4] {
         accepts.map(|accepted| kinds.intersection(self.kinds_counting_as(accepted)))
     }
 
