@@ -283,13 +283,21 @@ pub(crate) trait EndOfGameTable {
 
     /// Meeples of `player` on the top floors of the four towers (the second tie-breaker).
     fn top_floor_meeples(&self, player: PlayerColor) -> u8 {
-        let count = TowerId::ALL
+        self.top_floor_meeples_by_player()[player.index()]
+    }
+
+    /// [`EndOfGameTable::top_floor_meeples`] of every player, by [`PlayerColor::index`],
+    /// counted in one walk over the top floors.
+    fn top_floor_meeples_by_player(&self) -> [u8; 4] {
+        let mut counts = [0u8; 4];
+        let top_floors = TowerId::ALL
             .into_iter()
-            .flat_map(|tower| self.top_floor(tower).1.iter().flatten())
-            .filter_map(|pillar| pillar.meeple)
-            .filter(|m| m.player == player)
-            .count();
-        u8::try_from(count).unwrap_or(u8::MAX)
+            .flat_map(|tower| self.top_floor(tower).1.iter().flatten());
+        for meeple in top_floors.filter_map(|pillar| pillar.meeple) {
+            let count = &mut counts[meeple.player.index()];
+            *count = count.saturating_add(1);
+        }
+        counts
     }
 }
 
@@ -333,8 +341,11 @@ pub(crate) fn final_score(table: &impl EndOfGameTable, round: u8) -> FinalScore 
             }
         }));
     }
+    // Each player's count, by [`PlayerColor::index`]: asked once (every playout ends here).
+    let mut spellbook_meeples = [0u8; 4];
     for player in table.players() {
         let meeples = table.spellbook_meeples(player);
+        spellbook_meeples[player.index()] = meeples;
         if meeples > 0 {
             entries.push(ScoreEntry {
                 player,
@@ -344,6 +355,7 @@ pub(crate) fn final_score(table: &impl EndOfGameTable, round: u8) -> FinalScore 
             });
         }
     }
+    let top_floor_meeples = table.top_floor_meeples_by_player();
     let mut standings: Vec<Standing> = table
         .players()
         .map(|player| {
@@ -358,8 +370,8 @@ pub(crate) fn final_score(table: &impl EndOfGameTable, round: u8) -> FinalScore 
                 during_play,
                 end_of_game,
                 total: during_play.saturating_add(end_of_game),
-                spellbook_meeples: table.spellbook_meeples(player),
-                top_floor_meeples: table.top_floor_meeples(player),
+                spellbook_meeples: spellbook_meeples[player.index()],
+                top_floor_meeples: top_floor_meeples[player.index()],
             }
         })
         .collect();
@@ -371,7 +383,11 @@ pub(crate) fn final_score(table: &impl EndOfGameTable, round: u8) -> FinalScore 
         .map(|s| s.player)
         .collect();
     let decided_by = decided_by(&standings);
-    let totals = standings.iter().map(|s| (s.player, s.total)).collect();
+    // Inserted one by one: collecting a map first lists and sorts the pairs.
+    let mut totals = BTreeMap::new();
+    for s in &standings {
+        totals.insert(s.player, s.total);
+    }
     FinalScore {
         entries,
         standings,
