@@ -627,7 +627,10 @@ mod tests {
             let kind = DieKinds::of_die(die);
             assert_eq!(kind.len(), 1);
             for delta in -7..=7 {
-                let moved = die.value.offset(delta).map(|value| Die::new(die.color, value));
+                let moved = die
+                    .value
+                    .offset(delta)
+                    .map(|value| Die::new(die.color, value));
                 let expected = moved.map_or(DieKinds::NONE, DieKinds::of_die);
                 assert_eq!(kind.offset(delta), expected, "{die} by {delta}");
             }
@@ -656,10 +659,11 @@ mod tests {
             listed,
             [SpellId::Manipulation, SpellId::Change, SpellId::Permutation]
         );
-        assert!(set.without(SpellId::Change).iter().eq([
-            SpellId::Manipulation,
-            SpellId::Permutation
-        ]));
+        assert!(
+            set.without(SpellId::Change)
+                .iter()
+                .eq([SpellId::Manipulation, SpellId::Permutation])
+        );
         assert_eq!(SpellSet::NONE.iter().count(), 0);
         let spellbook = [None, Some(1), None, None, Some(2), None];
         let occupied: Vec<SpellId> = SpellSet::occupied(&spellbook).iter().collect();

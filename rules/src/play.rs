@@ -1130,7 +1130,6 @@ impl GameState {
         }
     }
 
-
     fn apply_place(
         &mut self,
         die: Die,
@@ -1268,8 +1267,8 @@ impl GameState {
                 .take()
                 .unwrap_or(Rank::Apprentice),
         };
-        let spellbook_changed = matches!(from, MeepleSource::Spellbook(_))
-            || matches!(to, BonusTarget::Spellbook);
+        let spellbook_changed =
+            matches!(from, MeepleSource::Spellbook(_)) || matches!(to, BonusTarget::Spellbook);
         let meeple = Meeple { player, rank };
         let mut spell = None;
         match to {
