@@ -248,6 +248,7 @@ pub(crate) struct SpellSet(u8);
 impl SpellSet {
     pub(crate) const NONE: Self = Self(0);
 
+    /// The bit of `spell`.
     fn bit(spell: SpellId) -> u8 {
         1 << spell.index()
     }

@@ -449,6 +449,7 @@ impl GameState {
         self.castable
     }
 
+    /// What `spellbooks` keeps, worked out from the players' spellbooks.
     fn spellbooks_now(&self) -> [SpellSet; 4] {
         let mut spellbooks = [SpellSet::NONE; 4];
         for player in &self.players {
@@ -457,6 +458,7 @@ impl GameState {
         spellbooks
     }
 
+    /// What `castable` keeps, worked out from the kept spellbooks and the turn.
     fn castable_now(&self) -> SpellSet {
         let Some(turn) = self.turn() else {
             return SpellSet::NONE;
