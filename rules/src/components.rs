@@ -191,6 +191,11 @@ impl DieKinds {
         Self(values << (color.index() * 6))
     }
 
+    /// Every kind of `value`: the value in each colour.
+    pub(crate) fn of_value(value: DieValue) -> Self {
+        Self::of_die(Die::new(DieColor::Pink, value)).spread_from(DieColor::Pink)
+    }
+
     /// The values this set holds in `color`'s row, in every colour.
     pub(crate) fn spread_from(self, color: DieColor) -> Self {
         let values = self.0 >> (color.index() * 6) & VALUES_OF_A_COLOR;
@@ -643,6 +648,10 @@ mod tests {
                     false => DieKinds::NONE,
                 };
                 assert_eq!(kind.spread_from(color), expected, "{die} from {color}");
+                assert_eq!(
+                    DieKinds::of_value(die.value),
+                    DieKinds::of(DieColor::ALL, [die.value])
+                );
                 assert_eq!(DieKinds::of_color(color).contains(die), die.color == color);
             }
         }

@@ -178,10 +178,21 @@ impl Tower {
         replaced
     }
 
-    /// Puts `content` on a pillar of the top floor.
+    /// Puts `content` on an empty pillar of the top floor. Only that pillar changes, so what
+    /// is kept of the floor is updated rather than worked out again (a playout fills a
+    /// pillar at almost every turn): the pillar is no longer empty, and a die on it takes
+    /// its value away from an all-different floor.
     pub(crate) fn set_pillar(&mut self, pillar: PillarIndex, content: Pillar) {
+        debug_assert!(self.pillars[pillar.index()].is_none(), "{pillar} is taken");
         self.pillars[pillar.index()] = Some(content);
-        self.top_floor_changed();
+        self.open.retain(|open| *open != pillar);
+        if self.open.is_empty() {
+            self.accepts = DieKinds::NONE;
+        } else if let (Some(die), Some(restriction)) = (content.die, self.restriction())
+            && restriction.all_different
+        {
+            self.accepts = self.accepts.without(DieKinds::of_value(die.value));
+        }
     }
 
     /// Works out again what is kept of the top floor: its empty pillars and what it accepts.
@@ -275,7 +286,7 @@ impl Tower {
             return self.allowed;
         }
         self.dice().fold(self.allowed, |kinds, die| {
-            kinds.without(DieKinds::of(DieColor::ALL, [die.value]))
+            kinds.without(DieKinds::of_value(die.value))
         })
     }
 
