@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use crate::action::{Action, BonusTarget, Direction, MeepleSource, SpellEffect};
 use crate::components::{
     DiceCount, Die, DieColor, DieKinds, Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId,
-    SpellSet, TowerId,
+    TowerId,
 };
 use crate::event::Event;
 use crate::scoring::{
@@ -564,7 +564,6 @@ impl GameState {
         let mut view = TurnView {
             turn,
             me,
-            rolled: DieKinds::NONE,
             takes: [DieKinds::NONE; 4],
             ranks: me.reserve_ranks().count(),
             cast_outlook: CastOutlook {
@@ -574,15 +573,11 @@ impl GameState {
         };
         if turn.placed.is_some() {
             // No tower takes anything more this turn: most steps of a playout.
-            if self.castable_spells() != SpellSet::NONE {
-                view.rolled = DieKinds::of_dice(&self.roll);
-            }
             return Some(view);
         }
-        view.rolled = DieKinds::of_dice(&self.roll);
         let accepts = self.tower_accepts(turn);
         let union = |kinds: [DieKinds; 4]| kinds.into_iter().fold(DieKinds::NONE, DieKinds::union);
-        view.takes = Outlook::of(turn).kinds_taken(view.rolled, accepts);
+        view.takes = Outlook::of(turn).kinds_taken(self.roll_kinds(), accepts);
         // The dice that fit some tower (what `dice_fitting` counts) are those of a kind taken.
         let taken = union(view.takes);
         view.cast_outlook = CastOutlook {
@@ -918,7 +913,7 @@ impl GameState {
     /// dice with nine in the mana pool). Change and Metamorphosis are listed and counted.
     pub(crate) fn castable_effect_count(&self, view: &TurnView, spell: SpellId) -> usize {
         let placement_at_stake = view.cast_outlook.fitting == 1;
-        let rolled = || view.rolled(self);
+        let rolled = || self.roll_kinds();
         match spell {
             SpellId::Flip if !placement_at_stake => rolled().len(),
             SpellId::Exchange if !placement_at_stake => {
@@ -955,7 +950,7 @@ impl GameState {
         let now = Outlook::of(turn);
         // Change and Metamorphosis are weighed on the kinds of die rolled, which count as the
         // dice do (each die as its kind).
-        let rolled = || view.rolled(self);
+        let rolled = || self.roll_kinds();
         // The effects are weighed here by the kinds the dice would count as, rather than
         // through `check_cast_outcome`: the spells are counted at every step while they are
         // in the spellbook, and the property tests hold the two against each other.
@@ -1060,6 +1055,7 @@ impl GameState {
             }
             self.roll.clear();
             self.roll.extend_from_slice(dice);
+            self.roll_changed();
             events.add(|| Event::Rolled {
                 round: self.round,
                 first_player: self.first_player(),
@@ -1155,7 +1151,7 @@ impl GameState {
         // The placement is the turn's first move that can complete a floor.
         debug_assert!(turn.completed.is_empty());
         if let Some(i) = self.roll.iter().position(|d| *d == die) {
-            self.roll.remove(i);
+            self.take_from_roll(i);
         }
         let meeple = Meeple { player, rank };
         self.player_mut(player).take(rank);
@@ -1334,6 +1330,7 @@ impl GameState {
             SpellEffect::Flip { die } => {
                 if let Some(d) = self.roll.iter_mut().find(|d| **d == die) {
                     d.value = d.value.opposite();
+                    self.roll_changed();
                 }
             }
             SpellEffect::Exchange { rolled, pool } => {
@@ -1341,6 +1338,7 @@ impl GameState {
                 let p = self.mana_pool.iter().position(|d| *d == pool);
                 if let (Some(r), Some(p)) = (r, p) {
                     std::mem::swap(&mut self.roll[r], &mut self.mana_pool[p]);
+                    self.roll_changed();
                 }
             }
             SpellEffect::Permutation { rolled, pillar } => {
@@ -1350,6 +1348,7 @@ impl GameState {
                 let central = &mut self.towers[TowerId::Central.index()].pillars[pillar.index()];
                 if let (Some(r), Some(Pillar { die: Some(d), .. })) = (r, central.as_mut()) {
                     std::mem::swap(&mut self.roll[r], d);
+                    self.roll_changed();
                 }
             }
         }
@@ -1494,6 +1493,7 @@ impl GameState {
                 back_to_bag: self.roll.clone(),
             });
             self.roll.clear();
+            self.roll_changed();
         }
         if self.round >= self.rounds {
             let score = final_score(self, self.round);
@@ -1530,9 +1530,6 @@ pub(crate) struct TurnView<'a> {
     pub(crate) turn: &'a Turn,
     /// The player whose turn it is.
     me: &'a PlayerState,
-    /// The kinds of die on the table ([`TurnView::rolled`]), found when the move generator
-    /// needs them: before the placement, and while a spell can be cast (none otherwise).
-    rolled: DieKinds,
     /// The kinds of die on the table that each tower takes from the placement, by
     /// [`TowerId::index`]: its [`GameState::tower_accepts`] as the pending Change and
     /// Metamorphosis make the dice count.
@@ -1543,14 +1540,6 @@ pub(crate) struct TurnView<'a> {
 }
 
 impl TurnView<'_> {
-    /// The kinds of die on the table of `state` (the state the view was made from), for the
-    /// placements and the spells.
-    #[inline]
-    fn rolled(&self, state: &GameState) -> DieKinds {
-        debug_assert_eq!(self.rolled, DieKinds::of_dice(&state.roll));
-        self.rolled
-    }
-
     /// Whether the player can still place: not yet placed this turn.
     #[inline]
     fn may_place(&self) -> bool {

@@ -399,6 +399,11 @@ pub struct GameState {
     pub(crate) phase: Phase,
     pub(crate) bag: DiceCount,
     pub(crate) roll: Vec<Die>,
+    /// The kinds of die in `roll`, worked out when the dice are rolled or changed by a spell
+    /// ([`GameState::roll_changed`]) and updated as a die is placed: the move generator asks
+    /// at every step before the placement and while a spell can be cast.
+    #[serde(skip)]
+    roll_kinds: DieKinds,
     pub(crate) mana_pool: Vec<Die>,
     pub(crate) towers: [Tower; 4],
     /// The floor stack; the next tile is the last element.
@@ -437,6 +442,7 @@ impl GameState {
             phase: Phase::Roll,
             bag: DiceCount::full(),
             roll: Vec::new(),
+            roll_kinds: DieKinds::NONE,
             // One die per round: room for all of them from the start.
             mana_pool: Vec::with_capacity(usize::from(rounds_for(players.len()))),
             towers: [
@@ -605,6 +611,27 @@ impl GameState {
 
     pub fn mana_pool(&self) -> &[Die] {
         &self.mana_pool
+    }
+
+    /// The kinds of die in [`GameState::roll`].
+    pub(crate) fn roll_kinds(&self) -> DieKinds {
+        debug_assert_eq!(self.roll_kinds, DieKinds::of_dice(&self.roll));
+        self.roll_kinds
+    }
+
+    /// Works out again the kinds of die in the roll, after the dice were rolled, put back
+    /// in the bag or changed by a spell.
+    pub(crate) fn roll_changed(&mut self) {
+        self.roll_kinds = DieKinds::of_dice(&self.roll);
+    }
+
+    /// Takes die number `index` of the roll away (it was placed): its kind leaves the kept
+    /// kinds unless an identical die remains.
+    pub(crate) fn take_from_roll(&mut self, index: usize) {
+        let die = self.roll.remove(index);
+        if !self.roll.contains(&die) {
+            self.roll_kinds = self.roll_kinds.without(DieKinds::of_die(die));
+        }
     }
 
     pub fn tower(&self, id: TowerId) -> &Tower {
