@@ -580,9 +580,16 @@ impl GameState {
         view.takes = Outlook::of(turn).kinds_taken(self.roll_kinds(), accepts);
         // The dice that fit some tower (what `dice_fitting` counts) are those of a kind taken.
         let taken = union(view.takes);
+        // With no two dice alike (the usual roll), the dice are counted as their kinds.
+        let rolled = self.roll_kinds();
+        let fitting = if rolled.len() == self.roll.len() {
+            taken.len()
+        } else {
+            self.roll.iter().filter(|&&die| taken.contains(die)).count()
+        };
         view.cast_outlook = CastOutlook {
             accepted: union(accepts),
-            fitting: self.roll.iter().filter(|&&die| taken.contains(die)).count(),
+            fitting,
         };
         Some(view)
     }
@@ -1599,6 +1606,10 @@ impl Outlook {
     /// restriction would count them, given the kinds each accepts (`accepts`, by
     /// [`TowerId::index`]).
     fn kinds_taken(&self, kinds: DieKinds, accepts: [DieKinds; 4]) -> [DieKinds; 4] {
+        if self.change == 0 && self.metamorphosis.is_none() {
+            // Every die counts as itself (the usual case before placing).
+            return accepts.map(|accepted| kinds.intersection(accepted));
+        }
         accepts.map(|accepted| kinds.intersection(self.kinds_counting_as(accepted)))
     }
 
