@@ -1105,7 +1105,7 @@ impl GameState {
                 if let Some(rank) = me.spellbook[spell.index()].take() {
                     me.give(rank);
                 }
-                self.spellbook_changed(*player);
+                self.spell_left(*player, *spell);
                 events.add(|| Event::Recalled {
                     player: *player,
                     spell: *spell,
@@ -1270,8 +1270,6 @@ impl GameState {
                 .take()
                 .unwrap_or(Rank::Apprentice),
         };
-        let spellbook_changed =
-            matches!(from, MeepleSource::Spellbook(_)) || matches!(to, BonusTarget::Spellbook);
         let meeple = Meeple { player, rank };
         let mut spell = None;
         match to {
@@ -1294,8 +1292,11 @@ impl GameState {
                 }
             }
         }
-        if spellbook_changed {
-            self.spellbook_changed(player);
+        if let MeepleSource::Spellbook(left) = from {
+            self.spell_left(player, left);
+        }
+        if let Some(arrived) = spell {
+            self.spell_arrived(player, arrived);
         }
         events.add(|| Event::BonusMeeple {
             meeple,
@@ -1322,7 +1323,7 @@ impl GameState {
         if let Some(rank) = me.spellbook[caster.index()].take() {
             me.give(rank);
         }
-        self.spellbook_changed(player);
+        self.spell_left(player, caster);
         match effect {
             SpellEffect::Change { direction } => {
                 if let Some(turn) = self.turn_mut() {

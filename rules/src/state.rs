@@ -410,13 +410,14 @@ pub struct GameState {
     pub(crate) stack: Vec<Arc<Tile>>,
     pub(crate) ledger: Vec<ScoreEntry>,
     /// The spaces of each player's spellbook that hold a meeple, by [`PlayerColor::index`],
-    /// worked out again by [`GameState::spellbook_changed`].
+    /// updated as a meeple leaves or joins a spellbook ([`GameState::spell_left`],
+    /// [`GameState::spell_arrived`]).
     #[serde(skip)]
     spellbooks: [SpellSet; 4],
     /// The spells the player whose turn it is can cast: their spellbook's meeples, less those
     /// that arrived this turn; none outside a turn. Set when a turn begins
-    /// ([`GameState::begin_turn`]) and by [`GameState::spellbook_changed`]: the move
-    /// generator asks at every step.
+    /// ([`GameState::begin_turn`]), less each spell that leaves ([`GameState::spell_left`]):
+    /// the move generator asks at every step.
     #[serde(skip)]
     castable: SpellSet,
 }
@@ -508,13 +509,21 @@ impl GameState {
         self.castable = SpellSet::NONE;
     }
 
-    /// Works out again the kept spells after a meeple left or joined `player`'s spellbook
-    /// (and, for a meeple that joined, after it was marked as arrived this turn).
-    pub(crate) fn spellbook_changed(&mut self, player: PlayerColor) {
-        if let Some(me) = self.player(player) {
-            self.spellbooks[player.index()] = SpellSet::occupied(&me.spellbook);
+    /// Notes that the meeple on `spell`'s space of `player`'s spellbook left it (cast,
+    /// recalled or moved by a bonus): the spell can no longer be cast.
+    pub(crate) fn spell_left(&mut self, player: PlayerColor, spell: SpellId) {
+        let spellbook = &mut self.spellbooks[player.index()];
+        *spellbook = spellbook.without(spell);
+        if self.turn().is_some_and(|turn| turn.player == player) {
+            self.castable = self.castable.without(spell);
         }
-        self.castable = self.castable_now();
+    }
+
+    /// Notes that a meeple arrived on `spell`'s space of `player`'s spellbook: it can be
+    /// cast from the player's next turn on (RULINGS.md, Spells).
+    pub(crate) fn spell_arrived(&mut self, player: PlayerColor, spell: SpellId) {
+        let spellbook = &mut self.spellbooks[player.index()];
+        *spellbook = spellbook.with(spell);
     }
 
     /// The seat, in `players`, of the player whose turn it is.
