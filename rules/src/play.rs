@@ -41,9 +41,10 @@ impl GameState {
         Ok(())
     }
 
-    /// Plays an action the move generator listed, without checking it again: random
-    /// playouts choose only such actions (`legal_actions_and_is_legal_agree` tests the
-    /// generator against [`GameState::check`]).
+    /// Plays an action the move generator listed, or a roll drawn in full from the bag,
+    /// without checking it again (checked in debug builds): random playouts play only such
+    /// actions (`legal_actions_and_is_legal_agree` tests the generator against
+    /// [`GameState::check`]).
     pub(crate) fn play_generated(&mut self, action: &Action) {
         debug_assert!(self.is_legal(action), "{action}: {:?}", self.check(action));
         self.apply(action, &mut NoLog);

@@ -181,7 +181,11 @@ impl GameState {
             if let Action::Roll { dice } = &mut roll {
                 self.draw_roll_into(rng, dice);
             }
-            if let Err(violation) = self.play_in_place(&roll) {
+            // A roll drawn in full from the bag is legal (checked in debug builds); a short
+            // one, from a bag run dry, is checked and refused with the reason.
+            if matches!(&roll, Action::Roll { dice } if dice.len() == self.dice_per_round()) {
+                self.play_generated(&roll);
+            } else if let Err(violation) = self.play_in_place(&roll) {
                 return Err((roll, violation));
             }
             if let Some(actions) = record.as_deref_mut() {
