@@ -1102,7 +1102,7 @@ impl GameState {
                 via_manipulation,
             } => self.apply_cast(*player, *effect, *via_manipulation, events),
             Action::Recall { player, spell } => {
-                let me = self.player_mut(*player);
+                let me = self.current_player_mut();
                 if let Some(rank) = me.spellbook[spell.index()].take() {
                     me.give(rank);
                 }
@@ -1162,7 +1162,7 @@ impl GameState {
             self.take_from_roll(i);
         }
         let meeple = Meeple { player, rank };
-        self.player_mut(player).take(rank);
+        self.current_player_mut().take(rank);
         let tower = self.tower_mut(tower_id);
         tower.set_pillar(
             pillar,
@@ -1261,7 +1261,7 @@ impl GameState {
         if matches!(to, BonusTarget::Spellbook) {
             turn.arrived[pending.spell.index()] = true;
         }
-        let me = self.player_mut(player);
+        let me = self.current_player_mut();
         let rank = match from {
             MeepleSource::Reserve(rank) => {
                 me.take(rank);
@@ -1320,7 +1320,7 @@ impl GameState {
         } else {
             effect.spell()
         };
-        let me = self.player_mut(player);
+        let me = self.current_player_mut();
         if let Some(rank) = me.spellbook[caster.index()].take() {
             me.give(rank);
         }

@@ -546,6 +546,14 @@ impl GameState {
         self.players.iter().find(|p| p.color == color)
     }
 
+    /// The player whose turn it is, found at the kept seat rather than by colour: the
+    /// actions of every step of a playout change their pieces.
+    pub(crate) fn current_player_mut(&mut self) -> &mut PlayerState {
+        let seat = self.turn_seat();
+        debug_assert_eq!(self.current_player(), Some(self.players[seat].color));
+        &mut self.players[seat]
+    }
+
     pub(crate) fn player_mut(&mut self, color: PlayerColor) -> &mut PlayerState {
         let index = self
             .players
