@@ -119,6 +119,20 @@ impl fmt::Display for Die {
     }
 }
 
+/// How many bits are set in each byte value, for [`DieKinds::len`].
+const ONES_IN_BYTE: [u8; 256] = {
+    let mut ones = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        ones[byte] = (byte as u8).count_ones() as u8;
+        byte += 1;
+    }
+    ones
+};
+
+/// The six values of one colour in a [`DieKinds`], the first colour's.
+const VALUES_OF_A_COLOR: u32 = (1 << 6) - 1;
+
 /// A set of the 24 kinds of die (4 colours times 6 values), one bit each: what a floor
 /// accepts, found once and then asked of every die.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -146,6 +160,48 @@ impl DieKinds {
         Self(kinds)
     }
 
+    /// Every kind of `color`: one row of six values.
+    pub(crate) fn of_color(color: DieColor) -> Self {
+        Self(VALUES_OF_A_COLOR << (color.index() * 6))
+    }
+
+    /// The kinds with their value moved by `delta`, those that would leave 1 to 6 dropped
+    /// (a die does not wrap), as [`DieValue::offset`] moves each die.
+    pub(crate) fn offset(self, delta: i8) -> Self {
+        // The same values in each of the four colours' rows.
+        let in_every_row = |values: u32| values * 0b000001_000001_000001_000001;
+        let steps = u32::from(delta.unsigned_abs());
+        if steps >= 6 {
+            return Self::NONE;
+        }
+        // The values that stay within 1 to 6: the lowest `6 - steps` going up, the highest
+        // going down.
+        let staying = VALUES_OF_A_COLOR >> steps;
+        if delta >= 0 {
+            Self((self.0 & in_every_row(staying)) << steps)
+        } else {
+            Self((self.0 & in_every_row(staying << steps)) >> steps)
+        }
+    }
+
+    /// The kinds with every die counted as `color` (Metamorphosis): the values of the set,
+    /// whatever their colour, in `color`'s row.
+    pub(crate) fn recoloured(self, color: DieColor) -> Self {
+        let values = (self.0 | self.0 >> 6 | self.0 >> 12 | self.0 >> 18) & VALUES_OF_A_COLOR;
+        Self(values << (color.index() * 6))
+    }
+
+    /// Every kind of `value`: the value in each colour.
+    pub(crate) fn of_value(value: DieValue) -> Self {
+        Self::of_die(Die::new(DieColor::Pink, value)).spread_from(DieColor::Pink)
+    }
+
+    /// The values this set holds in `color`'s row, in every colour.
+    pub(crate) fn spread_from(self, color: DieColor) -> Self {
+        let values = self.0 >> (color.index() * 6) & VALUES_OF_A_COLOR;
+        Self(values * 0b000001_000001_000001_000001)
+    }
+
     /// The one kind of `die`.
     pub(crate) fn of_die(die: Die) -> Self {
         Self(Self::bit(die.color, die.value))
@@ -157,9 +213,14 @@ impl DieKinds {
             .fold(Self::NONE, |kinds, &die| kinds.union(Self::of_die(die)))
     }
 
-    /// How many kinds the set holds: one bit each.
+    /// How many kinds the set holds: one bit each, counted a byte at a time in a table (the
+    /// default target has no population-count instruction, and the move generator counts
+    /// sets at every step).
     pub(crate) fn len(self) -> usize {
-        self.0.count_ones() as usize
+        debug_assert!(self.0 < 1 << 24, "{:#x}", self.0);
+        let [low, middle, high, _] = self.0.to_le_bytes();
+        let ones = |byte: u8| ONES_IN_BYTE[usize::from(byte)];
+        usize::from(ones(low) + ones(middle) + ones(high))
     }
 
     pub(crate) fn intersection(self, other: Self) -> Self {
@@ -181,6 +242,51 @@ impl DieKinds {
 
     pub(crate) fn union(self, other: Self) -> Self {
         Self(self.0 | other.0)
+    }
+}
+
+/// A set of spells, one bit each by [`SpellId::index`]: the spaces of a spellbook that hold
+/// a meeple, or the spells a player can cast.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SpellSet(u8);
+
+impl SpellSet {
+    pub(crate) const NONE: Self = Self(0);
+
+    /// The bit of `spell`.
+    fn bit(spell: SpellId) -> u8 {
+        1 << spell.index()
+    }
+
+    /// The spaces of `spellbook` (by [`SpellId::index`]) that hold a meeple.
+    pub(crate) fn occupied<T>(spellbook: &[Option<T>; 6]) -> Self {
+        SpellId::ALL
+            .into_iter()
+            .filter(|spell| spellbook[spell.index()].is_some())
+            .fold(Self::NONE, Self::with)
+    }
+
+    pub(crate) fn contains(self, spell: SpellId) -> bool {
+        self.0 & Self::bit(spell) != 0
+    }
+
+    pub(crate) fn with(self, spell: SpellId) -> Self {
+        Self(self.0 | Self::bit(spell))
+    }
+
+    pub(crate) fn without(self, spell: SpellId) -> Self {
+        Self(self.0 & !Self::bit(spell))
+    }
+
+    /// The spells of the set, in the order of [`SpellId::ALL`], found bit by bit.
+    pub(crate) fn iter(self) -> impl Iterator<Item = SpellId> {
+        let mut rest = self.0;
+        std::iter::from_fn(move || {
+            // Past the last spell (8) once the set is empty.
+            let spell = *SpellId::ALL.get(rest.trailing_zeros() as usize)?;
+            rest &= rest - 1;
+            Some(spell)
+        })
     }
 }
 
@@ -506,5 +612,71 @@ impl fmt::Display for Pillar {
             (None, Some(meeple)) => write!(f, "{meeple} alone"),
             (None, None) => f.write_str("nothing"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_die() -> impl Iterator<Item = Die> {
+        DieColor::ALL
+            .into_iter()
+            .flat_map(|color| DieValue::ALL.map(|value| Die::new(color, value)))
+    }
+
+    /// The set operations give, kind by kind, what the same change does to each die (a set
+    /// of kinds is the union of its kinds, and the operations keep unions).
+    #[test]
+    fn kinds_move_and_recolour_as_their_dice_do() {
+        for die in every_die() {
+            let kind = DieKinds::of_die(die);
+            assert_eq!(kind.len(), 1);
+            for delta in -7..=7 {
+                let moved = die
+                    .value
+                    .offset(delta)
+                    .map(|value| Die::new(die.color, value));
+                let expected = moved.map_or(DieKinds::NONE, DieKinds::of_die);
+                assert_eq!(kind.offset(delta), expected, "{die} by {delta}");
+            }
+            for color in DieColor::ALL {
+                let expected = DieKinds::of_die(Die::new(color, die.value));
+                assert_eq!(kind.recoloured(color), expected, "{die} as {color}");
+                let expected = match die.color == color {
+                    true => DieKinds::of(DieColor::ALL, [die.value]),
+                    false => DieKinds::NONE,
+                };
+                assert_eq!(kind.spread_from(color), expected, "{die} from {color}");
+                assert_eq!(
+                    DieKinds::of_value(die.value),
+                    DieKinds::of(DieColor::ALL, [die.value])
+                );
+                assert_eq!(DieKinds::of_color(color).contains(die), die.color == color);
+            }
+        }
+        assert_eq!(DieKinds::ALL.len(), 24);
+    }
+
+    #[test]
+    fn spell_sets_list_their_spells_in_order() {
+        let set = SpellSet::NONE
+            .with(SpellId::Permutation)
+            .with(SpellId::Change)
+            .with(SpellId::Manipulation);
+        let listed: Vec<SpellId> = set.iter().collect();
+        assert_eq!(
+            listed,
+            [SpellId::Manipulation, SpellId::Change, SpellId::Permutation]
+        );
+        assert!(
+            set.without(SpellId::Change)
+                .iter()
+                .eq([SpellId::Manipulation, SpellId::Permutation])
+        );
+        assert_eq!(SpellSet::NONE.iter().count(), 0);
+        let spellbook = [None, Some(1), None, None, Some(2), None];
+        let occupied: Vec<SpellId> = SpellSet::occupied(&spellbook).iter().collect();
+        assert_eq!(occupied, [SpellId::Change, SpellId::Exchange]);
     }
 }

@@ -41,9 +41,10 @@ impl GameState {
         Ok(())
     }
 
-    /// Plays an action the move generator listed, without checking it again: random
-    /// playouts choose only such actions (`legal_actions_and_is_legal_agree` tests the
-    /// generator against [`GameState::check`]).
+    /// Plays an action the move generator listed, or a roll drawn in full from the bag,
+    /// without checking it again (checked in debug builds): random playouts play only such
+    /// actions (`legal_actions_and_is_legal_agree` tests the generator against
+    /// [`GameState::check`]).
     pub(crate) fn play_generated(&mut self, action: &Action) {
         debug_assert!(self.is_legal(action), "{action}: {:?}", self.check(action));
         self.apply(action, &mut NoLog);
@@ -213,8 +214,7 @@ impl GameState {
     }
 
     fn current(&self, turn: &Turn) -> &crate::state::PlayerState {
-        // The turn's player sits at the seat of this turn of the round (`next_turn`).
-        let me = &self.players[self.seat(self.turn_in_round)];
+        let me = &self.players[self.turn_seat()];
         debug_assert_eq!(me.color, turn.player);
         me
     }
@@ -578,12 +578,19 @@ impl GameState {
         }
         let accepts = self.tower_accepts(turn);
         let union = |kinds: [DieKinds; 4]| kinds.into_iter().fold(DieKinds::NONE, DieKinds::union);
-        view.takes = Outlook::of(turn).kinds_taken(&self.roll, accepts);
+        view.takes = Outlook::of(turn).kinds_taken(self.roll_kinds(), accepts);
         // The dice that fit some tower (what `dice_fitting` counts) are those of a kind taken.
         let taken = union(view.takes);
+        // With no two dice alike (the usual roll), the dice are counted as their kinds.
+        let rolled = self.roll_kinds();
+        let fitting = if rolled.len() == self.roll.len() {
+            taken.len()
+        } else {
+            self.roll.iter().filter(|&&die| taken.contains(die)).count()
+        };
         view.cast_outlook = CastOutlook {
             accepted: union(accepts),
-            fitting: self.roll.iter().filter(|&&die| taken.contains(die)).count(),
+            fitting,
         };
         Some(view)
     }
@@ -726,14 +733,14 @@ impl GameState {
             return block(OtherBlock::Bonus(pending));
         }
         let me = view.me;
-        let castable = |spell: SpellId| me.spell(spell).is_some() && !turn.arrived_this_turn(spell);
-        for spell in SpellId::ALL[1..].iter().copied().filter(|&s| castable(s)) {
+        let castable = self.castable_spells();
+        for spell in castable.without(SpellId::Manipulation).iter() {
             block(OtherBlock::Casts {
                 spell,
                 via_manipulation: false,
             })?;
         }
-        if castable(SpellId::Manipulation) {
+        if castable.contains(SpellId::Manipulation) {
             for spell in SpellId::ALL[1..].iter().copied() {
                 block(OtherBlock::Casts {
                     spell,
@@ -838,14 +845,71 @@ impl GameState {
         let targets = self.bonus_target_count(view, pending);
         let from = index
             .checked_div(targets)
-            .and_then(|source| self.bonus_sources(view, pending).nth(source));
+            .and_then(|source| self.nth_bonus_source(view, pending, source));
         let to = index
             .checked_rem(targets)
-            .and_then(|target| self.bonus_targets(view, pending).nth(target));
+            .and_then(|target| self.nth_bonus_target(view, pending, target));
         match (from, to) {
             (Some(from), Some(to)) => Action::BonusMeeple { player, from, to },
             _ => Action::SkipBonus { player },
         }
+    }
+
+    /// Source number `n` (from 0) of [`GameState::bonus_sources`], found without walking
+    /// them: a rank of the reserve, or else a meeple of the spellbook.
+    fn nth_bonus_source(
+        &self,
+        view: &TurnView,
+        pending: PendingBonus,
+        n: usize,
+    ) -> Option<MeepleSource> {
+        let me = view.me;
+        let source = match n.checked_sub(view.ranks) {
+            None => me.reserve_ranks().nth(n).map(MeepleSource::Reserve),
+            Some(n) if pending.bonus == PillarBonus::ExtraMeeple && me.reserve_is_empty() => {
+                SpellId::ALL
+                    .into_iter()
+                    .filter(|&s| me.spell(s).is_some())
+                    .nth(n)
+                    .map(MeepleSource::Spellbook)
+            }
+            Some(_) => None,
+        };
+        debug_assert_eq!(source, self.bonus_sources(view, pending).nth(n));
+        source
+    }
+
+    /// Target number `n` (from 0) of [`GameState::bonus_targets`], found by skipping whole
+    /// towers: the spellbook space if it is free, then the other towers' empty pillars.
+    fn nth_bonus_target(
+        &self,
+        view: &TurnView,
+        pending: PendingBonus,
+        n: usize,
+    ) -> Option<BonusTarget> {
+        let to_spellbook = view.me.spell(pending.spell).is_none();
+        let target = match n.checked_sub(usize::from(to_spellbook)) {
+            None => Some(BonusTarget::Spellbook),
+            Some(_) if pending.bonus != PillarBonus::ExtraMeeple => None,
+            Some(mut rest) => self
+                .towers
+                .iter()
+                .filter(|t| t.id != pending.tower)
+                .find_map(|tower| {
+                    let open = tower.open_pillar_count();
+                    if rest >= open {
+                        rest -= open;
+                        return None;
+                    }
+                    let pillar = tower.open_pillar(rest)?;
+                    Some(BonusTarget::Pillar {
+                        tower: tower.id,
+                        pillar,
+                    })
+                }),
+        };
+        debug_assert_eq!(target, self.bonus_targets(view, pending).nth(n));
+        target
     }
 
     /// How many effects of `spell` can be cast now: those
@@ -857,8 +921,7 @@ impl GameState {
     /// dice with nine in the mana pool). Change and Metamorphosis are listed and counted.
     pub(crate) fn castable_effect_count(&self, view: &TurnView, spell: SpellId) -> usize {
         let placement_at_stake = view.cast_outlook.fitting == 1;
-        // Worked out only for the spells that count with it.
-        let rolled = || DieKinds::of_dice(&self.roll);
+        let rolled = || self.roll_kinds();
         match spell {
             SpellId::Flip if !placement_at_stake => rolled().len(),
             SpellId::Exchange if !placement_at_stake => {
@@ -893,6 +956,9 @@ impl GameState {
         let outlook = view.cast_outlook;
         let before_placing = turn.placed.is_none();
         let now = Outlook::of(turn);
+        // Change and Metamorphosis are weighed on the kinds of die rolled, which count as the
+        // dice do (each die as its kind).
+        let rolled = || self.roll_kinds();
         // The effects are weighed here by the kinds the dice would count as, rather than
         // through `check_cast_outcome`: the spells are counted at every step while they are
         // in the spellbook, and the property tests hold the two against each other.
@@ -907,13 +973,14 @@ impl GameState {
         match spell {
             SpellId::Manipulation => {}
             SpellId::Change if before_placing => {
+                let rolled = rolled();
                 for direction in [Direction::Up, Direction::Down] {
                     let after = Outlook {
                         change: turn.change.saturating_add(direction.delta()),
                         ..now
                     };
                     // Some die must be able to take the change.
-                    let counted = after.counted_kinds(&self.roll);
+                    let counted = after.counted_kinds(rolled);
                     if counted != DieKinds::NONE
                         && (outlook.fitting == 0 || counted.intersects(outlook.accepted))
                     {
@@ -922,16 +989,21 @@ impl GameState {
                 }
             }
             SpellId::Metamorphosis if before_placing => {
-                let counted_color = |die: &Die| turn.metamorphosis.unwrap_or(die.color);
+                let rolled = rolled();
+                // The kinds rolled in the colours they count as now (whatever their value).
+                let coloured = match turn.metamorphosis {
+                    Some(color) => rolled.recoloured(color),
+                    None => rolled,
+                };
                 for color in DieColor::ALL {
                     let after = Outlook {
                         metamorphosis: Some(color),
                         ..now
                     };
                     // Some die must count as another colour than it does now.
-                    if self.roll.iter().any(|die| counted_color(die) != color)
+                    if coloured.without(DieKinds::of_color(color)) != DieKinds::NONE
                         && (outlook.fitting == 0
-                            || after.counted_kinds(&self.roll).intersects(outlook.accepted))
+                            || after.counted_kinds(rolled).intersects(outlook.accepted))
                     {
                         cast(SpellEffect::Metamorphosis { color });
                     }
@@ -991,17 +1063,17 @@ impl GameState {
             }
             self.roll.clear();
             self.roll.extend_from_slice(dice);
+            self.roll_changed();
             events.add(|| Event::Rolled {
                 round: self.round,
                 first_player: self.first_player(),
                 dice: dice.clone(),
             });
-            self.phase = Phase::Turn(Turn::new(self.seat_player(0)));
+            self.begin_turn(0);
             return;
         }
-        let Phase::Turn(mut turn) = std::mem::replace(&mut self.phase, Phase::Roll) else {
-            return;
-        };
+        // The turn is updated where it lies, in the phase: the actions below are played at
+        // every step of a playout.
         match action {
             Action::Roll { .. } | Action::SetTile { .. } => {}
             Action::Place {
@@ -1010,75 +1082,87 @@ impl GameState {
                 tower,
                 pillar,
                 ..
-            } => self.apply_place(&mut turn, *die, *rank, *tower, *pillar, events),
-            Action::BonusMeeple { from, to, .. } => {
-                self.apply_bonus(&mut turn, *from, *to, events);
-            }
+            } => self.apply_place(*die, *rank, *tower, *pillar, events),
+            Action::BonusMeeple { from, to, .. } => self.apply_bonus(*from, *to, events),
             Action::SkipBonus { player } => {
+                let Some(turn) = self.turn_mut() else {
+                    return;
+                };
                 if let Some(pending) = turn.pending.take() {
                     events.add(|| Event::BonusSkipped {
                         player: *player,
                         bonus: pending.bonus,
                     });
                 }
-                self.score_completed(&mut turn, events);
+                self.score_completed(events);
             }
             Action::Cast {
                 player,
                 effect,
                 via_manipulation,
-            } => self.apply_cast(&mut turn, *player, *effect, *via_manipulation, events),
+            } => self.apply_cast(*player, *effect, *via_manipulation, events),
             Action::Recall { player, spell } => {
-                let me = self.player_mut(*player);
+                let me = self.current_player_mut();
                 if let Some(rank) = me.spellbook[spell.index()].take() {
                     me.give(rank);
                 }
+                self.spell_left(*player, *spell);
                 events.add(|| Event::Recalled {
                     player: *player,
                     spell: *spell,
                 });
             }
             Action::EndTurn { player } => {
+                let Some(turn) = self.turn() else {
+                    return;
+                };
+                let passed = turn.placed.is_none();
                 events.add(|| Event::TurnEnded {
                     player: *player,
-                    passed: turn.placed.is_none(),
+                    passed,
                 });
                 self.next_turn(events);
-                return;
             }
         }
-        self.phase = Phase::Turn(turn);
     }
 
-    fn seat_player(&self, turn_in_round: u8) -> PlayerColor {
-        self.players[self.seat(turn_in_round)].color
-    }
-
-    /// The seat, in `players`, of the player of turn `turn_in_round` of this round.
-    fn seat(&self, turn_in_round: u8) -> usize {
-        (self.first_seat + usize::from(turn_in_round)) % self.players.len()
+    /// The current turn, to be changed where it lies (`None` outside a turn).
+    fn turn_mut(&mut self) -> Option<&mut Turn> {
+        match &mut self.phase {
+            Phase::Turn(turn) => Some(turn),
+            _ => None,
+        }
     }
 
     fn apply_place(
         &mut self,
-        turn: &mut Turn,
         die: Die,
         rank: Rank,
         tower_id: TowerId,
         pillar: PillarIndex,
         events: &mut impl EventLog,
     ) {
+        let Some(turn) = self.turn_mut() else {
+            return;
+        };
         let Some((placed, counted)) = Outlook::of(turn).effective_die(die) else {
             return;
         };
+        let player = turn.player;
+        turn.placed = Some(Placement {
+            die: placed,
+            tower: tower_id,
+            pillar,
+        });
+        turn.change = 0;
+        turn.metamorphosis = None;
+        // The placement is the turn's first move that can complete a floor.
+        debug_assert!(turn.completed.is_empty());
         if let Some(i) = self.roll.iter().position(|d| *d == die) {
-            self.roll.remove(i);
+            self.take_from_roll(i);
         }
-        let meeple = Meeple {
-            player: turn.player,
-            rank,
-        };
-        self.player_mut(turn.player).take(rank);
+        let meeple = Meeple { player, rank };
+        self.current_player_mut().take(rank);
         let tower = self.tower_mut(tower_id);
         tower.set_pillar(
             pillar,
@@ -1089,13 +1173,6 @@ impl GameState {
         );
         let bonus = tower.bonus(pillar);
         let level = tower.level;
-        turn.placed = Some(Placement {
-            die: placed,
-            tower: tower_id,
-            pillar,
-        });
-        turn.change = 0;
-        turn.metamorphosis = None;
         events.add(|| Event::Placed {
             meeple,
             die: placed,
@@ -1105,6 +1182,7 @@ impl GameState {
             pillar,
             bonus,
         });
+        let mut pending = None;
         match bonus {
             PillarBonus::TwoPrestige | PillarBonus::LevelPrestige => {
                 let points = if bonus == PillarBonus::TwoPrestige {
@@ -1118,33 +1196,38 @@ impl GameState {
                     bonus,
                     level,
                 };
-                self.add_score(turn.player, points, reason, events);
+                self.add_score(player, points, reason, events);
             }
             PillarBonus::ExtraMeeple | PillarBonus::Spell => {
-                let pending = PendingBonus {
+                let bonus_pending = PendingBonus {
                     bonus,
                     tower: tower_id,
                     spell: SpellId::for_value(placed.value),
                 };
-                match self.bonus_unavailable(turn.player, &pending) {
+                match self.bonus_unavailable(player, &bonus_pending) {
                     Some(why) => events.add(|| Event::BonusNoEffect {
-                        player: turn.player,
+                        player,
                         bonus,
-                        why: why.describe(turn.player),
+                        why: why.describe(player),
                     }),
-                    None => turn.pending = Some(pending),
+                    None => pending = Some(bonus_pending),
                 }
             }
         }
-        // The placement is the turn's first move that can complete a floor. A pending bonus
-        // is resolved before the floor is scored, so only then is the floor listed; else it
-        // is scored at once (without a list to allocate: most turns of a playout).
-        debug_assert!(turn.completed.is_empty());
-        if self.tower(tower_id).is_full() {
-            match turn.pending {
-                Some(_) => turn.completed.push(tower_id),
-                None => self.score_floor(tower_id, events),
+        // A pending bonus is resolved before the floor is scored, so only then is the floor
+        // listed; else it is scored at once (without a list: most turns of a playout).
+        let full = self.tower(tower_id).is_full();
+        match pending {
+            Some(pending) => {
+                if let Some(turn) = self.turn_mut() {
+                    turn.pending = Some(pending);
+                    if full {
+                        turn.completed.push(tower_id);
+                    }
+                }
             }
+            None if full => self.score_floor(tower_id, events),
+            None => {}
         }
     }
 
@@ -1167,17 +1250,18 @@ impl GameState {
         }
     }
 
-    fn apply_bonus(
-        &mut self,
-        turn: &mut Turn,
-        from: MeepleSource,
-        to: BonusTarget,
-        events: &mut impl EventLog,
-    ) {
+    fn apply_bonus(&mut self, from: MeepleSource, to: BonusTarget, events: &mut impl EventLog) {
+        let Some(turn) = self.turn_mut() else {
+            return;
+        };
         let Some(pending) = turn.pending.take() else {
             return;
         };
-        let me = self.player_mut(turn.player);
+        let player = turn.player;
+        if matches!(to, BonusTarget::Spellbook) {
+            turn.arrived[pending.spell.index()] = true;
+        }
+        let me = self.current_player_mut();
         let rank = match from {
             MeepleSource::Reserve(rank) => {
                 me.take(rank);
@@ -1187,15 +1271,11 @@ impl GameState {
                 .take()
                 .unwrap_or(Rank::Apprentice),
         };
-        let meeple = Meeple {
-            player: turn.player,
-            rank,
-        };
+        let meeple = Meeple { player, rank };
         let mut spell = None;
         match to {
             BonusTarget::Spellbook => {
                 me.spellbook[pending.spell.index()] = Some(rank);
-                turn.arrived[pending.spell.index()] = true;
                 spell = Some(pending.spell);
             }
             BonusTarget::Pillar { tower, pillar } => {
@@ -1206,10 +1286,18 @@ impl GameState {
                         meeple: Some(meeple),
                     },
                 );
-                if self.tower(tower).is_full() {
+                if self.tower(tower).is_full()
+                    && let Some(turn) = self.turn_mut()
+                {
                     turn.completed.push(tower);
                 }
             }
+        }
+        if let MeepleSource::Spellbook(left) = from {
+            self.spell_left(player, left);
+        }
+        if let Some(arrived) = spell {
+            self.spell_arrived(player, arrived);
         }
         events.add(|| Event::BonusMeeple {
             meeple,
@@ -1217,12 +1305,11 @@ impl GameState {
             to,
             spell,
         });
-        self.score_completed(turn, events);
+        self.score_completed(events);
     }
 
     fn apply_cast(
         &mut self,
-        turn: &mut Turn,
         player: PlayerColor,
         effect: SpellEffect,
         via_manipulation: bool,
@@ -1233,18 +1320,26 @@ impl GameState {
         } else {
             effect.spell()
         };
-        let me = self.player_mut(player);
+        let me = self.current_player_mut();
         if let Some(rank) = me.spellbook[caster.index()].take() {
             me.give(rank);
         }
+        self.spell_left(player, caster);
         match effect {
             SpellEffect::Change { direction } => {
-                turn.change = turn.change.saturating_add(direction.delta());
+                if let Some(turn) = self.turn_mut() {
+                    turn.change = turn.change.saturating_add(direction.delta());
+                }
             }
-            SpellEffect::Metamorphosis { color } => turn.metamorphosis = Some(color),
+            SpellEffect::Metamorphosis { color } => {
+                if let Some(turn) = self.turn_mut() {
+                    turn.metamorphosis = Some(color);
+                }
+            }
             SpellEffect::Flip { die } => {
                 if let Some(d) = self.roll.iter_mut().find(|d| **d == die) {
                     d.value = d.value.opposite();
+                    self.roll_changed();
                 }
             }
             SpellEffect::Exchange { rolled, pool } => {
@@ -1252,6 +1347,7 @@ impl GameState {
                 let p = self.mana_pool.iter().position(|d| *d == pool);
                 if let (Some(r), Some(p)) = (r, p) {
                     std::mem::swap(&mut self.roll[r], &mut self.mana_pool[p]);
+                    self.roll_changed();
                 }
             }
             SpellEffect::Permutation { rolled, pillar } => {
@@ -1261,6 +1357,7 @@ impl GameState {
                 let central = &mut self.towers[TowerId::Central.index()].pillars[pillar.index()];
                 if let (Some(r), Some(Pillar { die: Some(d), .. })) = (r, central.as_mut()) {
                     std::mem::swap(&mut self.roll[r], d);
+                    self.roll_changed();
                 }
             }
         }
@@ -1295,7 +1392,10 @@ impl GameState {
     }
 
     /// Scores the floors completed this turn, in the order they were completed.
-    fn score_completed(&mut self, turn: &mut Turn, events: &mut impl EventLog) {
+    fn score_completed(&mut self, events: &mut impl EventLog) {
+        let Some(turn) = self.turn_mut() else {
+            return;
+        };
         for tower in std::mem::take(&mut turn.completed) {
             self.score_floor(tower, events);
         }
@@ -1383,11 +1483,13 @@ impl GameState {
     }
 
     fn next_turn(&mut self, events: &mut impl EventLog) {
-        self.turn_in_round += 1;
-        if self.turn_in_round < turns_per_round(self.players.len()) {
-            self.phase = Phase::Turn(Turn::new(self.seat_player(self.turn_in_round)));
+        let next = self.turn_in_round + 1;
+        if next < turns_per_round(self.players.len()) {
+            self.begin_turn(next);
             return;
         }
+        self.turn_in_round = next;
+        self.end_turns();
         if !self.roll.is_empty() {
             let mana_die = self.roll.remove(0);
             for die in &self.roll {
@@ -1400,6 +1502,7 @@ impl GameState {
                 back_to_bag: self.roll.clone(),
             });
             self.roll.clear();
+            self.roll_changed();
         }
         if self.round >= self.rounds {
             let score = final_score(self, self.round);
@@ -1501,31 +1604,36 @@ impl Outlook {
         }
     }
 
-    /// The kinds of the dice in `dice` that each tower takes, as the restriction would
-    /// count them, given the kinds each accepts (`accepts`, by [`TowerId::index`]).
-    fn kinds_taken(&self, dice: &[Die], accepts: [DieKinds; 4]) -> [DieKinds; 4] {
+    /// The kinds of `kinds` (of the dice on the table) that each tower takes, as the
+    /// restriction would count them, given the kinds each accepts (`accepts`, by
+    /// [`TowerId::index`]).
+    fn kinds_taken(&self, kinds: DieKinds, accepts: [DieKinds; 4]) -> [DieKinds; 4] {
         if self.change == 0 && self.metamorphosis.is_none() {
             // Every die counts as itself (the usual case before placing).
-            let kinds = DieKinds::of_dice(dice);
             return accepts.map(|accepted| kinds.intersection(accepted));
         }
-        accepts.map(|accepted| {
-            dice.iter()
-                .filter(|&&die| self.fits(die, accepted))
-                .fold(DieKinds::NONE, |kinds, &die| {
-                    kinds.union(DieKinds::of_die(die))
-                })
-        })
+        accepts.map(|accepted| kinds.intersection(self.kinds_counting_as(accepted)))
     }
 
-    /// The kinds the dice in `dice` count as for the restriction (those Change would take
-    /// out of 1 to 6 left out).
-    fn counted_kinds(&self, dice: &[Die]) -> DieKinds {
-        dice.iter()
-            .filter_map(|&die| self.effective_die(die))
-            .fold(DieKinds::NONE, |kinds, (_, counted)| {
-                kinds.union(DieKinds::of_die(counted))
-            })
+    /// The kinds of die that count as one of `accepted` for the restriction, as
+    /// [`Outlook::effective_die`] counts each die: those that Change moves into `accepted`
+    /// (the kinds moved back), of any colour if Metamorphosis recolours them.
+    fn kinds_counting_as(&self, accepted: DieKinds) -> DieKinds {
+        let accepted = match self.metamorphosis {
+            Some(color) => accepted.spread_from(color),
+            None => accepted,
+        };
+        accepted.offset(self.change.saturating_neg())
+    }
+
+    /// The kinds dice of the kinds `kinds` count as for the restriction (those Change would
+    /// take out of 1 to 6 left out), as [`Outlook::effective_die`] counts each die.
+    fn counted_kinds(&self, kinds: DieKinds) -> DieKinds {
+        let moved = kinds.offset(self.change);
+        match self.metamorphosis {
+            Some(color) => moved.recoloured(color),
+            None => moved,
+        }
     }
 
     /// Whether `die`, as the restriction would count it, is of a kind in `accepted`.

@@ -6,14 +6,13 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use std::ops::ControlFlow;
-use std::sync::Arc;
 
 use crate::action::Action;
 use crate::components::{DiceCount, Die, DieColor, DieValue, PlayerColor};
 use crate::play::{OtherBlock, TurnView};
 use crate::record::{GameRecord, GameSetup, RecordError, StartingTowers, TileRef};
 use crate::state::GameState;
-use crate::tiles::{Tile, TileCatalogue};
+use crate::tiles::TileCatalogue;
 use crate::violation::Violation;
 
 /// The random number generator of the engine: reproducible from a seed on every platform.
@@ -182,7 +181,11 @@ impl GameState {
             if let Action::Roll { dice } = &mut roll {
                 self.draw_roll_into(rng, dice);
             }
-            if let Err(violation) = self.play_in_place(&roll) {
+            // A roll drawn in full from the bag is legal (checked in debug builds); a short
+            // one, from a bag run dry, is checked and refused with the reason.
+            if matches!(&roll, Action::Roll { dice } if dice.len() == self.dice_per_round()) {
+                self.play_generated(&roll);
+            } else if let Err(violation) = self.play_in_place(&roll) {
                 return Err((roll, violation));
             }
             if let Some(actions) = record.as_deref_mut() {
@@ -214,36 +217,38 @@ impl GameSetup {
     /// starting tiles shuffled into three outer towers and the central tower, the other
     /// tiles shuffled into the stack, a random first player.
     pub fn random(players: &[PlayerColor], catalogue: &TileCatalogue, rng: &mut impl Rng) -> Self {
-        // Room for the whole catalogue in each list: collected from a filter, a list would
-        // be regrown a few times (a playout starts here).
-        let room = catalogue.tiles.len();
-        let mut starting = tile_refs(catalogue.starting_tiles(), room);
-        starting.shuffle(rng);
-        let mut stack = tile_refs(catalogue.stack_tiles(), room);
-        stack.shuffle(rng);
-        // Starting tiles beyond the first four go to the stack.
-        stack.extend(starting.drain(4.min(starting.len())..));
-        let mut towers = starting.into_iter();
-        let mut next = || towers.next().unwrap_or_else(|| TileRef::Id(String::new()));
-        Self {
-            players: players.to_vec(),
-            first_player: players.choose(rng).copied().unwrap_or(PlayerColor::Blue),
-            towers: StartingTowers {
+        // One list with room for the whole catalogue, the stack's tiles then the starting
+        // tiles, rather than a list each (a playout starts here). Each part is shuffled as a
+        // list of its own would be, the starting tiles first.
+        let mut tiles = Vec::with_capacity(catalogue.tiles.len());
+        tiles.extend(catalogue.stack_tiles().map(|t| TileRef::Tile(t.clone())));
+        let stack = tiles.len();
+        tiles.extend(catalogue.starting_tiles().map(|t| TileRef::Tile(t.clone())));
+        tiles[stack..].shuffle(rng);
+        tiles[..stack].shuffle(rng);
+        // The first four starting tiles start the towers; those beyond stay at the bottom of
+        // the stack.
+        let towers = {
+            let mut starting = tiles.drain(stack..(stack + 4).min(tiles.len()));
+            let mut next = || {
+                starting
+                    .next()
+                    .unwrap_or_else(|| TileRef::Id(String::new()))
+            };
+            StartingTowers {
                 a: next(),
                 b: next(),
                 c: next(),
                 central: next(),
-            },
-            floor_stack: stack,
+            }
+        };
+        Self {
+            players: players.to_vec(),
+            first_player: players.choose(rng).copied().unwrap_or(PlayerColor::Blue),
+            towers,
+            floor_stack: tiles,
         }
     }
-}
-
-/// The tiles as references of a set-up, in a list with room for `room`.
-fn tile_refs<'a>(tiles: impl Iterator<Item = &'a Arc<Tile>>, room: usize) -> Vec<TileRef> {
-    let mut list = Vec::with_capacity(room);
-    list.extend(tiles.map(|t| TileRef::Tile(t.clone())));
-    list
 }
 
 /// Plays a whole game of random legal actions from `setup`, rolling dice from the bag.

@@ -87,7 +87,14 @@ pub fn influence(meeples: impl IntoIterator<Item = Meeple>) -> [u8; 4] {
 /// best first, without a list: floors are scored many times in every playout.
 pub fn award(influence: [u8; 4], table: PointsTable) -> impl Iterator<Item = Award> {
     let mut ranked = PlayerColor::ALL.map(|p| (p, influence[p.index()]));
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    // Most influence first, then by colour: the four players ordered by a sorting network of
+    // five exchanges rather than a general sort.
+    let before = |(a, m): (PlayerColor, u8), (b, n): (PlayerColor, u8)| m > n || (m == n && a < b);
+    for (i, j) in [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)] {
+        if before(ranked[j], ranked[i]) {
+            ranked.swap(i, j);
+        }
+    }
     // Sorted by influence, most first: the players without any come last.
     let placed = ranked.iter().filter(|&&(_, n)| n > 0).count();
     let with_influence = &ranked[..placed];
@@ -276,13 +283,21 @@ pub(crate) trait EndOfGameTable {
 
     /// Meeples of `player` on the top floors of the four towers (the second tie-breaker).
     fn top_floor_meeples(&self, player: PlayerColor) -> u8 {
-        let count = TowerId::ALL
+        self.top_floor_meeples_by_player()[player.index()]
+    }
+
+    /// [`EndOfGameTable::top_floor_meeples`] of every player, by [`PlayerColor::index`],
+    /// counted in one walk over the top floors.
+    fn top_floor_meeples_by_player(&self) -> [u8; 4] {
+        let mut counts = [0u8; 4];
+        let top_floors = TowerId::ALL
             .into_iter()
-            .flat_map(|tower| self.top_floor(tower).1.iter().flatten())
-            .filter_map(|pillar| pillar.meeple)
-            .filter(|m| m.player == player)
-            .count();
-        u8::try_from(count).unwrap_or(u8::MAX)
+            .flat_map(|tower| self.top_floor(tower).1.iter().flatten());
+        for meeple in top_floors.filter_map(|pillar| pillar.meeple) {
+            let count = &mut counts[meeple.player.index()];
+            *count = count.saturating_add(1);
+        }
+        counts
     }
 }
 
@@ -326,8 +341,11 @@ pub(crate) fn final_score(table: &impl EndOfGameTable, round: u8) -> FinalScore 
             }
         }));
     }
+    // Each player's count, by [`PlayerColor::index`]: asked once (every playout ends here).
+    let mut spellbook_meeples = [0u8; 4];
     for player in table.players() {
         let meeples = table.spellbook_meeples(player);
+        spellbook_meeples[player.index()] = meeples;
         if meeples > 0 {
             entries.push(ScoreEntry {
                 player,
@@ -337,6 +355,7 @@ pub(crate) fn final_score(table: &impl EndOfGameTable, round: u8) -> FinalScore 
             });
         }
     }
+    let top_floor_meeples = table.top_floor_meeples_by_player();
     let mut standings: Vec<Standing> = table
         .players()
         .map(|player| {
@@ -351,8 +370,8 @@ pub(crate) fn final_score(table: &impl EndOfGameTable, round: u8) -> FinalScore 
                 during_play,
                 end_of_game,
                 total: during_play.saturating_add(end_of_game),
-                spellbook_meeples: table.spellbook_meeples(player),
-                top_floor_meeples: table.top_floor_meeples(player),
+                spellbook_meeples: spellbook_meeples[player.index()],
+                top_floor_meeples: top_floor_meeples[player.index()],
             }
         })
         .collect();
@@ -364,7 +383,11 @@ pub(crate) fn final_score(table: &impl EndOfGameTable, round: u8) -> FinalScore 
         .map(|s| s.player)
         .collect();
     let decided_by = decided_by(&standings);
-    let totals = standings.iter().map(|s| (s.player, s.total)).collect();
+    // Inserted one by one: collecting a map first lists and sorts the pairs.
+    let mut totals = BTreeMap::new();
+    for s in &standings {
+        totals.insert(s.player, s.total);
+    }
     FinalScore {
         entries,
         standings,
@@ -472,6 +495,24 @@ mod tests {
             points(&[(Green, m), (Red, a), (Blue, a)], CENTRAL_FLOOR),
             [(Green, 3), (Blue, 1), (Red, 1)]
         );
+    }
+
+    /// The sorting network of `award` ranks as a general sort by influence, then colour, would.
+    #[test]
+    fn awards_are_ranked_by_influence_then_colour() {
+        for code in 0..5u32.pow(4) {
+            let influence = [0, 1, 2, 3].map(|i| (code / 5u32.pow(i) % 5) as u8);
+            let mut expected: Vec<(PlayerColor, u8)> = PlayerColor::ALL
+                .into_iter()
+                .map(|p| (p, influence[p.index()]))
+                .filter(|&(_, n)| n > 0)
+                .collect();
+            expected.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let ranked: Vec<(PlayerColor, u8)> = award(influence, OUTER_FLOOR)
+                .map(|a| (a.player, a.influence))
+                .collect();
+            assert_eq!(ranked, expected, "{influence:?}");
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::components::{
     APPRENTICES_PER_PLAYER, DICE_PER_COLOR, DiceCount, Die, DieColor, DieKinds, MEEPLES_PER_PLAYER,
-    Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
+    Meeple, Pillar, PillarIndex, PlayerColor, Rank, SpellId, SpellSet, TowerId,
 };
 use crate::scoring::{EndOfGameTable, FinalScore, OUTER_FLOOR, ScoreEntry};
 use crate::snapshot::{Table, TowerTop};
@@ -178,10 +178,21 @@ impl Tower {
         replaced
     }
 
-    /// Puts `content` on a pillar of the top floor.
+    /// Puts `content` on an empty pillar of the top floor. Only that pillar changes, so what
+    /// is kept of the floor is updated rather than worked out again (a playout fills a
+    /// pillar at almost every turn): the pillar is no longer empty, and a die on it takes
+    /// its value away from an all-different floor.
     pub(crate) fn set_pillar(&mut self, pillar: PillarIndex, content: Pillar) {
+        debug_assert!(self.pillars[pillar.index()].is_none(), "{pillar} is taken");
         self.pillars[pillar.index()] = Some(content);
-        self.top_floor_changed();
+        self.open.retain(|open| *open != pillar);
+        if self.open.is_empty() {
+            self.accepts = DieKinds::NONE;
+        } else if let (Some(die), Some(restriction)) = (content.die, self.restriction())
+            && restriction.all_different
+        {
+            self.accepts = self.accepts.without(DieKinds::of_value(die.value));
+        }
     }
 
     /// Works out again what is kept of the top floor: its empty pillars and what it accepts.
@@ -275,7 +286,7 @@ impl Tower {
             return self.allowed;
         }
         self.dice().fold(self.allowed, |kinds, die| {
-            kinds.without(DieKinds::of(DieColor::ALL, [die.value]))
+            kinds.without(DieKinds::of_value(die.value))
         })
     }
 
@@ -381,14 +392,34 @@ pub struct GameState {
     pub(crate) first_seat: usize,
     /// Turns played this round.
     pub(crate) turn_in_round: u8,
+    /// Seat in `players` of the player whose turn it is, set by [`GameState::begin_turn`]:
+    /// the move generator asks at every step.
+    #[serde(skip)]
+    turn_seat: usize,
     pub(crate) phase: Phase,
     pub(crate) bag: DiceCount,
     pub(crate) roll: Vec<Die>,
+    /// The kinds of die in `roll`, worked out when the dice are rolled or changed by a spell
+    /// ([`GameState::roll_changed`]) and updated as a die is placed: the move generator asks
+    /// at every step before the placement and while a spell can be cast.
+    #[serde(skip)]
+    roll_kinds: DieKinds,
     pub(crate) mana_pool: Vec<Die>,
     pub(crate) towers: [Tower; 4],
     /// The floor stack; the next tile is the last element.
     pub(crate) stack: Vec<Arc<Tile>>,
     pub(crate) ledger: Vec<ScoreEntry>,
+    /// The spaces of each player's spellbook that hold a meeple, by [`PlayerColor::index`],
+    /// updated as a meeple leaves or joins a spellbook ([`GameState::spell_left`],
+    /// [`GameState::spell_arrived`]).
+    #[serde(skip)]
+    spellbooks: [SpellSet; 4],
+    /// The spells the player whose turn it is can cast: their spellbook's meeples, less those
+    /// that arrived this turn; none outside a turn. Set when a turn begins
+    /// ([`GameState::begin_turn`]), less each spell that leaves ([`GameState::spell_left`]):
+    /// the move generator asks at every step.
+    #[serde(skip)]
+    castable: SpellSet,
 }
 
 impl GameState {
@@ -408,9 +439,11 @@ impl GameState {
             round: 1,
             first_seat,
             turn_in_round: 0,
+            turn_seat: first_seat,
             phase: Phase::Roll,
             bag: DiceCount::full(),
             roll: Vec::new(),
+            roll_kinds: DieKinds::NONE,
             // One die per round: room for all of them from the start.
             mana_pool: Vec::with_capacity(usize::from(rounds_for(players.len()))),
             towers: [
@@ -422,7 +455,86 @@ impl GameState {
             stack,
             // A game scores 30 to 50 entries: room for them from the start, not regrown.
             ledger: Vec::with_capacity(48),
+            spellbooks: [SpellSet::NONE; 4],
+            castable: SpellSet::NONE,
         }
+    }
+
+    /// The spells the player whose turn it is can cast now (none outside a turn).
+    pub(crate) fn castable_spells(&self) -> SpellSet {
+        debug_assert_eq!(self.spellbooks, self.spellbooks_now());
+        debug_assert_eq!(self.castable, self.castable_now());
+        self.castable
+    }
+
+    /// What `spellbooks` keeps, worked out from the players' spellbooks.
+    fn spellbooks_now(&self) -> [SpellSet; 4] {
+        let mut spellbooks = [SpellSet::NONE; 4];
+        for player in &self.players {
+            spellbooks[player.color.index()] = SpellSet::occupied(&player.spellbook);
+        }
+        spellbooks
+    }
+
+    /// What `castable` keeps, worked out from the kept spellbooks and the turn.
+    fn castable_now(&self) -> SpellSet {
+        let Some(turn) = self.turn() else {
+            return SpellSet::NONE;
+        };
+        SpellId::ALL
+            .into_iter()
+            .filter(|&spell| turn.arrived_this_turn(spell))
+            .fold(self.spellbooks[turn.player.index()], SpellSet::without)
+    }
+
+    /// Starts turn number `turn_in_round` (from 0) of the round: its player, the first
+    /// player or the next clockwise after the last turn's, may cast every spell of their
+    /// spellbook.
+    pub(crate) fn begin_turn(&mut self, turn_in_round: u8) {
+        self.turn_in_round = turn_in_round;
+        let seat = if turn_in_round == 0 {
+            self.first_seat
+        } else {
+            self.turn_seat + 1
+        };
+        // Around the table without a division.
+        self.turn_seat = if seat == self.players.len() { 0 } else { seat };
+        let player = self.players[self.turn_seat()].color;
+        self.phase = Phase::Turn(Turn::new(player));
+        self.castable = self.spellbooks[player.index()];
+    }
+
+    /// Ends the round's turns: nobody casts until the next turn begins.
+    pub(crate) fn end_turns(&mut self) {
+        self.castable = SpellSet::NONE;
+    }
+
+    /// Notes that the meeple on `spell`'s space of `player`'s spellbook left it (cast,
+    /// recalled or moved by a bonus): the spell can no longer be cast.
+    pub(crate) fn spell_left(&mut self, player: PlayerColor, spell: SpellId) {
+        let spellbook = &mut self.spellbooks[player.index()];
+        *spellbook = spellbook.without(spell);
+        if self.turn().is_some_and(|turn| turn.player == player) {
+            self.castable = self.castable.without(spell);
+        }
+    }
+
+    /// Notes that a meeple arrived on `spell`'s space of `player`'s spellbook: it can be
+    /// cast from the player's next turn on (RULINGS.md, Spells).
+    pub(crate) fn spell_arrived(&mut self, player: PlayerColor, spell: SpellId) {
+        let spellbook = &mut self.spellbooks[player.index()];
+        *spellbook = spellbook.with(spell);
+    }
+
+    /// The seat, in `players`, of the player whose turn it is.
+    pub(crate) fn turn_seat(&self) -> usize {
+        debug_assert_eq!(self.turn_seat, self.seat(self.turn_in_round));
+        self.turn_seat
+    }
+
+    /// The seat, in `players`, of the player of turn `turn_in_round` of this round.
+    pub(crate) fn seat(&self, turn_in_round: u8) -> usize {
+        (self.first_seat + usize::from(turn_in_round)) % self.players.len()
     }
 
     /// Players in seating order (clockwise).
@@ -432,6 +544,14 @@ impl GameState {
 
     pub fn player(&self, color: PlayerColor) -> Option<&PlayerState> {
         self.players.iter().find(|p| p.color == color)
+    }
+
+    /// The player whose turn it is, found at the kept seat rather than by colour: the
+    /// actions of every step of a playout change their pieces.
+    pub(crate) fn current_player_mut(&mut self) -> &mut PlayerState {
+        let seat = self.turn_seat();
+        debug_assert_eq!(self.current_player(), Some(self.players[seat].color));
+        &mut self.players[seat]
     }
 
     pub(crate) fn player_mut(&mut self, color: PlayerColor) -> &mut PlayerState {
@@ -508,6 +628,27 @@ impl GameState {
 
     pub fn mana_pool(&self) -> &[Die] {
         &self.mana_pool
+    }
+
+    /// The kinds of die in [`GameState::roll`].
+    pub(crate) fn roll_kinds(&self) -> DieKinds {
+        debug_assert_eq!(self.roll_kinds, DieKinds::of_dice(&self.roll));
+        self.roll_kinds
+    }
+
+    /// Works out again the kinds of die in the roll, after the dice were rolled, put back
+    /// in the bag or changed by a spell.
+    pub(crate) fn roll_changed(&mut self) {
+        self.roll_kinds = DieKinds::of_dice(&self.roll);
+    }
+
+    /// Takes die number `index` of the roll away (it was placed): its kind leaves the kept
+    /// kinds unless an identical die remains.
+    pub(crate) fn take_from_roll(&mut self, index: usize) {
+        let die = self.roll.remove(index);
+        if !self.roll.contains(&die) {
+            self.roll_kinds = self.roll_kinds.without(DieKinds::of_die(die));
+        }
     }
 
     pub fn tower(&self, id: TowerId) -> &Tower {
