@@ -1058,18 +1058,9 @@ impl GameState {
             return;
         }
         if let Action::Roll { dice } = action {
-            for die in dice {
-                self.bag.take(die.color);
-            }
             self.roll.clear();
             self.roll.extend_from_slice(dice);
-            self.roll_changed();
-            events.add(|| Event::Rolled {
-                round: self.round,
-                first_player: self.first_player(),
-                dice: dice.clone(),
-            });
-            self.begin_turn(0);
+            self.rolled(events);
             return;
         }
         // The turn is updated where it lies, in the phase: the actions below are played at
@@ -1124,6 +1115,31 @@ impl GameState {
                 self.next_turn(events);
             }
         }
+    }
+
+    /// Plays a roll drawn in full from the bag, as [`GameState::play_generated`] plays a
+    /// roll action (checked in debug builds), with `dice` kept as the table's roll rather
+    /// than copied into it: a playout rolls every round.
+    pub(crate) fn play_drawn_roll(&mut self, dice: Vec<Die>) {
+        debug_assert!(self.roll.is_empty(), "{:?}", self.roll);
+        debug_assert!(self.check_roll(&dice).is_ok(), "{:?}", self.check_roll(&dice));
+        self.roll = dice;
+        self.rolled(&mut NoLog);
+    }
+
+    /// Starts the round on the dice just put in `roll`: they leave the bag, and the first
+    /// player's turn begins.
+    fn rolled(&mut self, events: &mut impl EventLog) {
+        for die in &self.roll {
+            self.bag.take(die.color);
+        }
+        self.roll_changed();
+        events.add(|| Event::Rolled {
+            round: self.round,
+            first_player: self.first_player(),
+            dice: self.roll.clone(),
+        });
+        self.begin_turn(0);
     }
 
     /// The current turn, to be changed where it lies (`None` outside a turn).
@@ -1490,16 +1506,17 @@ impl GameState {
         }
         self.turn_in_round = next;
         self.end_turns();
-        if !self.roll.is_empty() {
-            let mana_die = self.roll.remove(0);
-            for die in &self.roll {
+        // The first die left joins the mana pool, the others go back to the bag (read in
+        // place: the roll is emptied below).
+        if let Some((&mana_die, back_to_bag)) = self.roll.split_first() {
+            for die in back_to_bag {
                 self.bag.add(die.color);
             }
             self.mana_pool.push(mana_die);
             events.add(|| Event::RoundEnded {
                 round: self.round,
                 mana_die,
-                back_to_bag: self.roll.clone(),
+                back_to_bag: back_to_bag.to_vec(),
             });
             self.roll.clear();
             self.roll_changed();

@@ -128,6 +128,8 @@ impl GameState {
         if !self.awaiting_roll() {
             return;
         }
+        // Room for the whole roll at once (nothing to do once the list has served a round).
+        dice.reserve(self.dice_per_round());
         let mut bag = self.bag();
         while dice.len() < self.dice_per_round() {
             let in_bag = bag.total();
@@ -161,12 +163,6 @@ impl GameState {
         rng: &mut impl Rng,
         mut record: Option<&mut Vec<Action>>,
     ) -> Result<(), (Action, Violation)> {
-        // Without a record, the dice of every round are drawn into the same list.
-        let dice_per_round = self.dice_per_round();
-        let new_roll = || Action::Roll {
-            dice: Vec::with_capacity(dice_per_round),
-        };
-        let mut roll = new_roll();
         while !self.is_over() {
             if !self.awaiting_roll() {
                 let Some(action) = self.random_legal_action(rng) else {
@@ -178,19 +174,25 @@ impl GameState {
                 }
                 continue;
             }
-            if let Action::Roll { dice } = &mut roll {
-                self.draw_roll_into(rng, dice);
-            }
+            // The dice are drawn into the table's roll, empty between rounds: the list and its
+            // room serve every round, without a copy.
+            let mut dice = std::mem::take(&mut self.roll);
+            self.draw_roll_into(rng, &mut dice);
             // A roll drawn in full from the bag is legal (checked in debug builds); a short
             // one, from a bag run dry, is checked and refused with the reason.
-            if matches!(&roll, Action::Roll { dice } if dice.len() == self.dice_per_round()) {
-                self.play_generated(&roll);
-            } else if let Err(violation) = self.play_in_place(&roll) {
+            if dice.len() == self.dice_per_round() {
+                if let Some(actions) = record.as_deref_mut() {
+                    actions.push(Action::Roll { dice: dice.clone() });
+                }
+                self.play_drawn_roll(dice);
+                continue;
+            }
+            let roll = Action::Roll { dice };
+            if let Err(violation) = self.play_in_place(&roll) {
                 return Err((roll, violation));
             }
             if let Some(actions) = record.as_deref_mut() {
-                // The record keeps this roll's list; the next round draws into a new one.
-                actions.push(std::mem::replace(&mut roll, new_roll()));
+                actions.push(roll);
             }
         }
         Ok(())

@@ -645,7 +645,16 @@ impl GameState {
     /// Takes die number `index` of the roll away (it was placed): its kind leaves the kept
     /// kinds unless an identical die remains.
     pub(crate) fn take_from_roll(&mut self, index: usize) {
-        let die = self.roll.remove(index);
+        let Some(&die) = self.roll.get(index) else {
+            return;
+        };
+        // The dice after it move down one by one, in order, rather than through the memory
+        // copy that `Vec::remove` calls: a roll holds five dice at most, and a playout places
+        // at every turn.
+        for i in index + 1..self.roll.len() {
+            self.roll.swap(i - 1, i);
+        }
+        self.roll.pop();
         if !self.roll.contains(&die) {
             self.roll_kinds = self.roll_kinds.without(DieKinds::of_die(die));
         }
