@@ -99,29 +99,36 @@ impl GameSetup {
                 self.first_player
             ));
         }
-        let mut resolve = |place: &dyn std::fmt::Display, tile: &TileRef| -> Option<Arc<Tile>> {
+        // The tile, or the id that the catalogue lacks. Where the tile was asked for is only
+        // written out for a problem (a playout starts here).
+        let resolve = |tile: &TileRef| -> Result<Arc<Tile>, String> {
             match tile {
-                TileRef::Tile(tile) => Some(tile.clone()),
-                TileRef::Id(id) => {
-                    let found = catalogue.get(id).cloned();
-                    if found.is_none() {
-                        problems.push(format!("{place}: no tile \"{id}\" in the tile catalogue"));
-                    }
-                    found
-                }
+                TileRef::Tile(tile) => Ok(tile.clone()),
+                TileRef::Id(id) => catalogue.get(id).cloned().ok_or_else(|| id.clone()),
             }
         };
+        let missing = |place: &dyn std::fmt::Display, id: String| {
+            format!("{place}: no tile \"{id}\" in the tile catalogue")
+        };
+        let mut tower = |place: &str, tile: &TileRef| {
+            resolve(tile)
+                .map_err(|id| problems.push(missing(&place, id)))
+                .ok()
+        };
         let towers = [
-            resolve(&"setup.towers.a", &self.towers.a),
-            resolve(&"setup.towers.b", &self.towers.b),
-            resolve(&"setup.towers.c", &self.towers.c),
-            resolve(&"setup.towers.central", &self.towers.central),
+            tower("setup.towers.a", &self.towers.a),
+            tower("setup.towers.b", &self.towers.b),
+            tower("setup.towers.c", &self.towers.c),
+            tower("setup.towers.central", &self.towers.central),
         ];
         // The tiles found (those that are not are listed in `problems`), in one list of the
-        // set-up's size: a playout starts here.
+        // set-up's size.
         let mut stack = Vec::with_capacity(self.floor_stack.len());
         for (i, tile) in self.floor_stack.iter().enumerate() {
-            stack.extend(resolve(&format_args!("setup.floor_stack[{i}]"), tile));
+            match resolve(tile) {
+                Ok(tile) => stack.push(tile),
+                Err(id) => problems.push(missing(&format_args!("setup.floor_stack[{i}]"), id)),
+            }
         }
         // Each tile against those before it: a set-up has under twenty tiles, walked again
         // rather than listed (a playout starts here).
