@@ -47,6 +47,12 @@ impl GameState {
     /// [`GameState::check`]).
     pub(crate) fn play_generated(&mut self, action: &Action) {
         debug_assert!(self.is_legal(action), "{action}: {:?}", self.check(action));
+        // The end of a turn, a third of a playout's actions, only moves on to the next turn
+        // (without a log, nothing is told).
+        if let Action::EndTurn { .. } = action {
+            self.next_turn(&mut NoLog);
+            return;
+        }
         self.apply(action, &mut NoLog);
     }
 
