@@ -420,6 +420,12 @@ pub struct GameState {
     /// the move generator asks at every step.
     #[serde(skip)]
     castable: SpellSet,
+    /// The seat in `players` of each colour, by [`PlayerColor::index`] (`u8::MAX` for a
+    /// colour that does not play), set with the players, who never change seats: points and
+    /// the meeples of a completed floor go to their player by colour many times in every
+    /// playout ([`GameState::player_mut`]).
+    #[serde(skip)]
+    seats: [u8; 4],
 }
 
 impl GameState {
@@ -433,6 +439,12 @@ impl GameState {
         let [a, b, c, central] = towers;
         let mut stack = stack_top_first;
         stack.reverse();
+        // Later seats first, so that a colour listed twice has its first seat, as a search
+        // would find it.
+        let mut seats = [u8::MAX; 4];
+        for (seat, player) in players.iter().enumerate().rev() {
+            seats[player.index()] = u8::try_from(seat).unwrap_or(u8::MAX);
+        }
         Self {
             players: players.iter().map(|&p| PlayerState::new(p)).collect(),
             rounds: rounds_for(players.len()),
@@ -457,6 +469,7 @@ impl GameState {
             ledger: Vec::with_capacity(48),
             spellbooks: [SpellSet::NONE; 4],
             castable: SpellSet::NONE,
+            seats,
         }
     }
 
@@ -543,7 +556,15 @@ impl GameState {
     }
 
     pub fn player(&self, color: PlayerColor) -> Option<&PlayerState> {
-        self.players.iter().find(|p| p.color == color)
+        self.seat_of(color).map(|seat| &self.players[seat])
+    }
+
+    /// The seat of `color` in `players`, read from the kept seats.
+    fn seat_of(&self, color: PlayerColor) -> Option<usize> {
+        let seat = usize::from(self.seats[color.index()]);
+        let found = (seat < self.players.len()).then_some(seat);
+        debug_assert_eq!(found, self.players.iter().position(|p| p.color == color));
+        found
     }
 
     /// The player whose turn it is, found at the kept seat rather than by colour: the
@@ -555,12 +576,8 @@ impl GameState {
     }
 
     pub(crate) fn player_mut(&mut self, color: PlayerColor) -> &mut PlayerState {
-        let index = self
-            .players
-            .iter()
-            .position(|p| p.color == color)
-            .unwrap_or(0);
-        &mut self.players[index]
+        let seat = self.seat_of(color).unwrap_or(0);
+        &mut self.players[seat]
     }
 
     /// The current round, 1-based.
