@@ -166,16 +166,30 @@ impl Tower {
             accepts: DieKinds::NONE,
             open: ArrayVec::new(),
         };
-        tower.top_floor_changed();
+        tower.empty_floor_laid();
         tower
     }
 
-    /// Lays `tile` as the top floor's tile; returns the tile it replaces.
+    /// Lays `tile` as the top floor's tile, on an empty floor (a new floor, or one whose
+    /// drawn tile is set); returns the tile it replaces.
     pub(crate) fn lay(&mut self, tile: Arc<Tile>) -> Arc<Tile> {
         self.allowed = tile.restriction.kinds();
         let replaced = std::mem::replace(&mut self.tile, tile);
-        self.top_floor_changed();
+        self.empty_floor_laid();
         replaced
+    }
+
+    /// What is kept of an empty top floor whose tile was just laid, set without looking at
+    /// the pillars (a playout lays a dozen tiles): every pillar is open, and the floor takes
+    /// the dice its tile allows (any die on the central tower).
+    fn empty_floor_laid(&mut self) {
+        debug_assert!(!self.finished && self.pillars == [None; 3], "{:?}", self.id);
+        self.open = ArrayVec::from(PillarIndex::ALL);
+        self.accepts = if self.id.is_central() {
+            DieKinds::ALL
+        } else {
+            self.allowed
+        };
     }
 
     /// Puts `content` on an empty pillar of the top floor. Only that pillar changes, so what
