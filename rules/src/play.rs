@@ -1128,7 +1128,11 @@ impl GameState {
     /// than copied into it: a playout rolls every round.
     pub(crate) fn play_drawn_roll(&mut self, dice: Vec<Die>) {
         debug_assert!(self.roll.is_empty(), "{:?}", self.roll);
-        debug_assert!(self.check_roll(&dice).is_ok(), "{:?}", self.check_roll(&dice));
+        debug_assert!(
+            self.check_roll(&dice).is_ok(),
+            "{:?}",
+            self.check_roll(&dice)
+        );
         self.roll = dice;
         self.rolled(&mut NoLog);
     }
@@ -1485,7 +1489,9 @@ impl GameState {
                 tower
                     .buried_dice
                     .extend(pillars.iter().flatten().filter_map(|p| p.die));
-                tower.foundation.extend(meeples(false));
+                if any_staying {
+                    tower.foundation.extend(meeples(false));
+                }
                 tower.pillars = [None; 3];
                 tower.level += 1;
                 // Laid on the emptied floor: what the tower accepts is worked out from both.

@@ -105,7 +105,9 @@ pub fn award(influence: [u8; 4], table: PointsTable) -> impl Iterator<Item = Awa
         .iter()
         .filter(|(_, n)| Some(*n) == second_best)
         .count();
-    ranked.into_iter().take(placed).map(move |(player, n)| {
+    // The players without influence, last, are left out by their influence rather than by a
+    // count (one test an entry instead of two).
+    ranked.into_iter().filter(|&(_, n)| n > 0).map(move |(player, n)| {
         let (placing, points) = if n == best && firsts > 1 {
             (Placing::TiedFirst, table.tie)
         } else if n == best {
