@@ -105,27 +105,30 @@ pub fn award(influence: [u8; 4], table: PointsTable) -> impl Iterator<Item = Awa
         .iter()
         .filter(|(_, n)| Some(*n) == second_best)
         .count();
-    // The players without influence, last, are left out by their influence rather than by a
-    // count (one test an entry instead of two).
-    ranked.into_iter().filter(|&(_, n)| n > 0).map(move |(player, n)| {
-        let (placing, points) = if n == best && firsts > 1 {
-            (Placing::TiedFirst, table.tie)
-        } else if n == best {
-            (Placing::First, table.first)
-        } else if firsts == 1 && Some(n) == second_best && seconds > 1 {
-            (Placing::TiedSecond, table.tie)
-        } else if firsts == 1 && Some(n) == second_best {
-            (Placing::Second, table.second)
-        } else {
-            (Placing::Unplaced, 0)
-        };
-        Award {
-            player,
-            influence: n,
-            placing,
-            points,
-        }
-    })
+    // The players without influence, ranked last, are left out by their influence rather
+    // than counted off with `take`, which ran more instructions per floor in playouts.
+    ranked
+        .into_iter()
+        .filter(|&(_, n)| n > 0)
+        .map(move |(player, n)| {
+            let (placing, points) = if n == best && firsts > 1 {
+                (Placing::TiedFirst, table.tie)
+            } else if n == best {
+                (Placing::First, table.first)
+            } else if firsts == 1 && Some(n) == second_best && seconds > 1 {
+                (Placing::TiedSecond, table.tie)
+            } else if firsts == 1 && Some(n) == second_best {
+                (Placing::Second, table.second)
+            } else {
+                (Placing::Unplaced, 0)
+            };
+            Award {
+                player,
+                influence: n,
+                placing,
+                points,
+            }
+        })
 }
 
 /// Why a player gained prestige.
