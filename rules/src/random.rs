@@ -131,15 +131,16 @@ impl GameState {
         // Room for the whole roll at once (nothing to do once the list has served a round).
         dice.reserve(self.dice_per_round());
         let mut bag = self.bag();
-        while dice.len() < self.dice_per_round() {
-            let in_bag = bag.total();
-            if in_bag == 0 {
-                break;
-            }
+        // Counted once, then one fewer at each die drawn (a colour is drawn only while it has
+        // a die in the bag).
+        let mut in_bag = bag.total();
+        while dice.len() < self.dice_per_round() && in_bag > 0 {
             let Some(color) = color_of_die(&bag, rng.random_range(0..in_bag)) else {
                 break;
             };
             bag.take(color);
+            in_bag -= 1;
+            debug_assert_eq!(in_bag, bag.total());
             // Drawn as a `u32`, as the decisions of a playout are (the same face as a `usize`).
             let value = DieValue::ALL[rng.random_range(0..6u32) as usize];
             dice.push(Die::new(color, value));
