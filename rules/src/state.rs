@@ -527,7 +527,12 @@ impl GameState {
         // Around the table without a division.
         self.turn_seat = if seat == self.players.len() { 0 } else { seat };
         let player = self.players[self.turn_seat()].color;
-        self.phase = Phase::Turn(Turn::new(player));
+        // The last turn's state is written over where it lies, the phase being a turn but
+        // for the first turn of a round.
+        match &mut self.phase {
+            Phase::Turn(turn) => *turn = Turn::new(player),
+            phase => *phase = Phase::Turn(Turn::new(player)),
+        }
         self.castable = self.spellbooks[player.index()];
     }
 
