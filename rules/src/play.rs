@@ -1266,12 +1266,14 @@ impl GameState {
             PillarBonus::Spell if me.reserve_is_empty() => Some(NoEffect::ReserveEmpty),
             PillarBonus::Spell => None,
             _ if me.reserve_is_empty() && me.spellbook_meeples() == 0 => Some(NoEffect::NoMeeple),
+            // The other towers are only looked at when the spellbook space is taken.
+            _ if space_free => None,
             _ => {
                 let open_elsewhere = self
                     .towers
                     .iter()
                     .any(|t| t.id != pending.tower && t.open_pillar_count() > 0);
-                (!space_free && !open_elsewhere).then_some(NoEffect::NowhereToGo(pending.spell))
+                (!open_elsewhere).then_some(NoEffect::NowhereToGo(pending.spell))
             }
         }
     }

@@ -136,7 +136,8 @@ pub struct Tower {
     /// Dice of completed floors, under the floors above.
     pub buried_dice: Vec<Die>,
     /// The kinds of die the tile's colours and values allow, found when the tile is laid
-    /// (legal actions ask for them at every step).
+    /// (legal actions ask for them at every step); every kind on the central tower, which
+    /// has no restriction (its tiles are not read: it completes the most floors).
     #[serde(skip)]
     allowed: DieKinds,
     /// What [`Tower::accepts`] answers, worked out again by the methods that change the top
@@ -155,7 +156,7 @@ impl Tower {
         let mut tower = Self {
             id,
             level: 1,
-            allowed: tile.restriction.kinds(),
+            allowed: allowed_on(id, &tile),
             tile,
             pillars: [None; 3],
             finished: false,
@@ -173,7 +174,7 @@ impl Tower {
     /// Lays `tile` as the top floor's tile, on an empty floor (a new floor, or one whose
     /// drawn tile is set); returns the tile it replaces.
     pub(crate) fn lay(&mut self, tile: Arc<Tile>) -> Arc<Tile> {
-        self.allowed = tile.restriction.kinds();
+        self.allowed = allowed_on(self.id, &tile);
         let replaced = std::mem::replace(&mut self.tile, tile);
         self.empty_floor_laid();
         replaced
@@ -185,11 +186,7 @@ impl Tower {
     fn empty_floor_laid(&mut self) {
         debug_assert!(!self.finished && self.pillars == [None; 3], "{:?}", self.id);
         self.open = ArrayVec::from(PillarIndex::ALL);
-        self.accepts = if self.id.is_central() {
-            DieKinds::ALL
-        } else {
-            self.allowed
-        };
+        self.accepts = self.allowed;
     }
 
     /// Puts `content` on an empty pillar of the top floor. Only that pillar changes, so what
@@ -306,6 +303,15 @@ impl Tower {
 
     pub fn meeples(&self) -> impl Iterator<Item = Meeple> + '_ {
         self.pillars.iter().flatten().filter_map(|p| p.meeple)
+    }
+}
+
+/// What [`Tower::allowed`] keeps for `tile` laid on tower `id`.
+fn allowed_on(id: TowerId, tile: &Tile) -> DieKinds {
+    if id.is_central() {
+        DieKinds::ALL
+    } else {
+        tile.restriction.kinds()
     }
 }
 
