@@ -604,6 +604,7 @@ impl GameState {
     /// What each tower takes from the turn's placement ([`Tower::accepts`]), by
     /// [`TowerId::index`]: nothing once the player has placed (most steps of a playout come
     /// after the placement: bonuses, spells, the end of the turn).
+    #[inline]
     pub(crate) fn tower_accepts(&self, turn: &Turn) -> [DieKinds; 4] {
         if turn.placed.is_some() {
             return [DieKinds::NONE; 4];
@@ -1638,6 +1639,7 @@ impl Outlook {
     /// The kinds of `kinds` (of the dice on the table) that each tower takes, as the
     /// restriction would count them, given the kinds each accepts (`accepts`, by
     /// [`TowerId::index`]).
+    #[inline]
     fn kinds_taken(&self, kinds: DieKinds, accepts: [DieKinds; 4]) -> [DieKinds; 4] {
         if self.change == 0 && self.metamorphosis.is_none() {
             // Every die counts as itself (the usual case before placing).
