@@ -662,13 +662,15 @@ fn kinds_read(
     (found.iter().zip(&kinds))
         .map(|(place, &k)| {
             let kind = likelier(k);
-            let partner_read_so = (found.iter().zip(&kinds)).any(|(other, &o)| {
-                other.class == kind
-                    && likelier(o) == kind
-                    && o[kind] >= settings.keep_threshold
-                    && same_item(other.box_px, place.box_px)
-            });
-            if kind != place.class && partner_read_so && k[place.class] >= settings.pair_threshold {
+            let paired = kind != place.class
+                && k[place.class] >= settings.pair_threshold
+                && (found.iter().zip(&kinds)).any(|(other, &o)| {
+                    other.class == kind
+                        && likelier(o) == kind
+                        && o[kind] >= settings.keep_threshold
+                        && same_item(other.box_px, place.box_px)
+                });
+            if paired {
                 Some((place.class, k[place.class]))
             } else {
                 (k[kind] >= settings.keep_threshold).then_some((kind, k[kind]))
