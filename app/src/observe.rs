@@ -177,8 +177,8 @@ pub struct TableReader {
 
 impl TableReader {
     /// A camera's frames are read many times a second and voted over frames by the
-    /// referee, so each crop is read once (`ReaderSettings::live`); the reader's other
-    /// settings are kept. `vote_frames` is the referee's vote window
+    /// referee, so each crop is read once and the finder looks once
+    /// (`ReaderSettings::live`); the reader's thresholds are kept. `vote_frames` is the referee's vote window
     /// ([`referee::RefereeSettings::vote_frames`]): the fresh reads of a still table after
     /// a move fill it, so that the vote does not mix the table before the move with the
     /// one after.
@@ -188,7 +188,9 @@ impl TableReader {
         layout: MatLayout,
         vote_frames: u32,
     ) -> Self {
-        reader.settings.turns = ReaderSettings::live().turns;
+        let live = ReaderSettings::live();
+        reader.settings.turns = live.turns;
+        reader.settings.second_look = live.second_look;
         Self {
             reader,
             tracker: Tracker::new(layout.clone(), camera.intrinsics)

@@ -1,6 +1,6 @@
 //! The dice and meeple reader: a finder over the frame shrunk to 512 px finds every die and
-//! meeple, a reader of full-resolution crops says what each one is (kind, value and colour;
-//! player and rank). Both are ONNX models trained by `models/training/`, run by tract.
+//! meeple (and looks again, finer, at a photo whose dice it found small), a reader of
+//! full-resolution crops says what each one is (kind, value and colour; player and rank). Both are ONNX models trained by `models/training/`, run by tract.
 //!
 //! The constants here are those of `models/training/common.py`; loading a model checks the
 //! shapes they imply and names the model in any error.
@@ -19,8 +19,11 @@ use tract_onnx::prelude::*;
 use crate::error::VisionError;
 use crate::motion::Changes;
 
-/// The finder sees the frame with its longer side shrunk to this many pixels.
+/// The finder's first look sees the frame with its longer side shrunk to this many pixels.
 pub const FINDER_LONG_PX: u32 = 512;
+/// A second look (`ReaderSettings::second_look`) sees at most this many pixels a side: the
+/// finder's work grows with its input, 16 times the first look's here.
+pub const FINDER_MAX_LONG_PX: u32 = 2048;
 /// The finder answers on a grid this many input pixels apart.
 const FINDER_STRIDE: usize = 4;
 /// Finder input sides are multiples of this (its deepest layer is 32 times coarser).
@@ -32,6 +35,16 @@ pub const READER_PX: u32 = 40;
 /// The reader's input: one crop, RGB planes.
 const READER_INPUT: [usize; 4] = [1, 3, READER_PX as usize, READER_PX as usize];
 const READER_CONTEXT: f32 = 1.5;
+/// The side of a die, in the finder's pixels, that a second look aims at (chosen on
+/// validation photos, `models/README.md`).
+const SECOND_LOOK_DIE_PX: f32 = 26.0;
+/// A second look's item is kept where the first look's heat, of either kind, reached this
+/// (under it or a cell beside it): the first look suspected something there.
+const SECOND_LOOK_HINT: f32 = 0.05;
+/// Items longer than this in a second look's pixels are left to the first look.
+const LARGE_FINDER_PX: f32 = 96.0;
+/// A die's side over a standing meeple's height, about.
+const MEEPLE_TO_DIE: f32 = 0.6;
 
 const KINDS: usize = 3;
 const KIND_DIE: usize = 0;
@@ -176,6 +189,13 @@ pub struct ReaderSettings {
     pub sure_color: f32,
     /// How many turned views of each crop are read.
     pub turns: Turns,
+    /// The finder finds dice best at a scale, whatever the frame's size: when its first
+    /// look (the frame shrunk to FINDER_LONG_PX) finds dice smaller than this many of its
+    /// pixels, or nothing at all, it looks again at the scale where the dice it found
+    /// measure this (never finer than the frame's own pixels, nor past
+    /// FINDER_MAX_LONG_PX). A phone's photo of dice seen from afar is so read as its dice
+    /// need, not as the shrunk frame blurs them. `None`: the first look only.
+    pub second_look: Option<f32>,
 }
 
 /// Each crop read in this many views, turned by half or quarter turns, and the
@@ -207,6 +227,7 @@ impl Default for ReaderSettings {
             sure_value: 0.8,
             sure_color: 0.7,
             turns: Turns::Four,
+            second_look: Some(SECOND_LOOK_DIE_PX),
         }
     }
 }
@@ -217,6 +238,7 @@ impl ReaderSettings {
     pub fn live() -> Self {
         ReaderSettings {
             turns: Turns::One,
+            second_look: None,
             ..ReaderSettings::default()
         }
     }
@@ -345,9 +367,55 @@ impl DiceReader {
         self.read_found(image, &found)
     }
 
-    /// The finder alone: candidate places, strongest first.
+    /// The finder alone: candidate places, strongest first. A first look at the frame
+    /// shrunk to FINDER_LONG_PX, and a second, finer one where `settings.second_look`
+    /// asks for it.
     pub fn find(&mut self, image: &RgbImage) -> Result<Vec<Found>, VisionError> {
-        let (width, height) = finder_size(image.width(), image.height());
+        let long = image.width().max(image.height());
+        let second_look = self.settings.second_look;
+        let (first, first_heat) = self.find_at(image, FINDER_LONG_PX, second_look.is_some())?;
+        let Some(die_px) = second_look else {
+            return Ok(first);
+        };
+        let scale = match median_die_side(&first) {
+            Some(side) => die_px / side,
+            None => f32::INFINITY,
+        };
+        let second_long = (long as f32 * scale).min(long.min(FINDER_MAX_LONG_PX) as f32);
+        // A look less than a quarter finer finds what the first found.
+        if second_long < FINDER_LONG_PX as f32 * 1.25 {
+            return Ok(first);
+        }
+        let second_long = second_long.round() as u32;
+        let (second, _) = self.find_at(image, second_long, false)?;
+        // The second look's dice; the first look's meeples (the finder learnt meeples in
+        // rendered webcam frames only, at the first look's scale) and the dice too large
+        // for the finer look (over LARGE_FINDER_PX of its pixels) where it found none.
+        let mut found: Vec<Found> = (second.into_iter())
+            .filter(|f| f.class == KIND_DIE && first_heat.near(f.box_px) >= SECOND_LOOK_HINT)
+            .collect();
+        let largest = LARGE_FINDER_PX / (second_long as f32 / long as f32);
+        let kept: Vec<Found> = (first.into_iter())
+            .filter(|f| {
+                f.class == KIND_MEEPLE
+                    || (side(f.box_px) > largest
+                        && !found.iter().any(|g| same_item(f.box_px, g.box_px)))
+            })
+            .collect();
+        found.extend(kept);
+        found.sort_by(|a, b| b.heat().total_cmp(&a.heat()));
+        Ok(found)
+    }
+
+    /// The finder on `image` shrunk to `long` pixels on its longer side: its peaks, and its
+    /// heat cell by cell when `with_heat` (empty otherwise).
+    fn find_at(
+        &mut self,
+        image: &RgbImage,
+        long: u32,
+        with_heat: bool,
+    ) -> Result<(Vec<Found>, HeatMap), VisionError> {
+        let (width, height) = finder_size(image.width(), image.height(), long);
         let plan = self.finder_plan(width, height)?;
         self.shrunk.resize((width * height * 3) as usize, 0);
         let source = ImageRef::new(
@@ -375,6 +443,21 @@ impl DiceReader {
         let scale_x = image.width() as f32 / width as f32;
         let scale_y = image.height() as f32 / height as f32;
         let (rows, cols) = (h / FINDER_STRIDE, w / FINDER_STRIDE);
+        let mut heat_map = HeatMap {
+            cols,
+            rows,
+            cell: [
+                FINDER_STRIDE as f32 * scale_x,
+                FINDER_STRIDE as f32 * scale_y,
+            ],
+            heat: Vec::with_capacity(if with_heat { rows * cols } else { 0 }),
+        };
+        for r in (0..rows).filter(|_| with_heat) {
+            for c in 0..cols {
+                let hottest = grid[[0, 0, r, c]].max(grid[[0, 1, r, c]]);
+                heat_map.heat.push(sigmoid(hottest));
+            }
+        }
         let mut found = Vec::new();
         for class in 0..2 {
             let heat = |r: usize, c: usize| sigmoid(grid[[0, class, r, c]]);
@@ -404,7 +487,7 @@ impl DiceReader {
             }
         }
         found.sort_by(|a, b| b.heat().total_cmp(&a.heat()));
-        Ok(found)
+        Ok((found, heat_map))
     }
 
     /// Reads `image` where it moved since `previous` was read (`moved`, from
@@ -730,15 +813,68 @@ fn resize_options() -> ResizeOptions {
     ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear))
 }
 
-/// The finder's input size for an image: the longer side FINDER_LONG_PX, both sides
-/// rounded to multiples of FINDER_SIDE_MULTIPLE.
-pub fn finder_size(width: u32, height: u32) -> (u32, u32) {
-    let scale = FINDER_LONG_PX as f32 / width.max(height) as f32;
+/// The finder's input size for an image: the longer side `long`, both sides rounded to
+/// multiples of FINDER_SIDE_MULTIPLE.
+pub fn finder_size(width: u32, height: u32, long: u32) -> (u32, u32) {
+    let scale = long as f32 / width.max(height) as f32;
     let round = |side: u32| {
         let m = FINDER_SIDE_MULTIPLE as f32;
         ((side as f32 * scale / m).round() as u32).max(1) * FINDER_SIDE_MULTIPLE
     };
     (round(width), round(height))
+}
+
+/// The finder's heat of either kind, cell by cell, and the size of a cell in the image.
+struct HeatMap {
+    cols: usize,
+    rows: usize,
+    cell: [f32; 2],
+    heat: Vec<f32>,
+}
+
+impl HeatMap {
+    /// The hottest cell under a box, or one cell beside it.
+    fn near(&self, box_px: BoxPx) -> f32 {
+        let cell =
+            |v: f32, size: f32, count: usize| ((v / size).floor().max(0.0) as usize).min(count - 1);
+        let (c0, c1) = (
+            cell(box_px[0], self.cell[0], self.cols),
+            cell(box_px[2], self.cell[0], self.cols),
+        );
+        let (r0, r1) = (
+            cell(box_px[1], self.cell[1], self.rows),
+            cell(box_px[3], self.cell[1], self.rows),
+        );
+        let mut hottest = 0.0f32;
+        for r in r0.saturating_sub(1)..(r1 + 2).min(self.rows) {
+            for c in c0.saturating_sub(1)..(c1 + 2).min(self.cols) {
+                hottest = hottest.max(self.heat[r * self.cols + c]);
+            }
+        }
+        hottest
+    }
+}
+
+/// A box's longer side.
+fn side(box_px: BoxPx) -> f32 {
+    (box_px[2] - box_px[0]).max(box_px[3] - box_px[1])
+}
+
+/// The median side of the dice among `found`, in the image's pixels; from the meeples (a
+/// die is about MEEPLE_TO_DIE of a meeple's height) when no die was found.
+fn median_die_side(found: &[Found]) -> Option<f32> {
+    let dice: Vec<f32> = (found.iter().filter(|f| f.class == KIND_DIE))
+        .map(|f| side(f.box_px))
+        .collect();
+    let mut sides = if dice.is_empty() {
+        (found.iter())
+            .map(|f| side(f.box_px) * MEEPLE_TO_DIE)
+            .collect()
+    } else {
+        dice
+    };
+    sides.sort_by(f32::total_cmp);
+    sides.get(sides.len() / 2).copied()
 }
 
 /// The square of `context` times the box's longer side around its centre, black outside
@@ -821,10 +957,48 @@ mod tests {
 
     #[test]
     fn finder_sizes_keep_the_aspect_in_multiples_of_32() {
-        assert_eq!(finder_size(1280, 720), (512, 288));
-        assert_eq!(finder_size(4032, 3024), (512, 384));
-        assert_eq!(finder_size(416, 416), (512, 512));
-        assert_eq!(finder_size(3024, 4032), (384, 512));
+        assert_eq!(finder_size(1280, 720, 512), (512, 288));
+        assert_eq!(finder_size(4032, 3024, 512), (512, 384));
+        assert_eq!(finder_size(416, 416, 512), (512, 512));
+        assert_eq!(finder_size(3024, 4032, 512), (384, 512));
+        assert_eq!(finder_size(4032, 3024, 2048), (2048, 1536));
+    }
+
+    fn place(box_px: BoxPx, class: usize) -> Found {
+        Found {
+            box_px,
+            class,
+            heats: [0.9, 0.1],
+        }
+    }
+
+    #[test]
+    fn the_dice_found_give_the_scale_of_a_second_look() {
+        let dice = [
+            place([0.0, 0.0, 30.0, 20.0], KIND_DIE),
+            place([50.0, 50.0, 90.0, 80.0], KIND_DIE),
+            place([0.0, 0.0, 10.0, 200.0], KIND_MEEPLE),
+            place([10.0, 10.0, 60.0, 30.0], KIND_DIE),
+        ];
+        assert_eq!(median_die_side(&dice), Some(40.0));
+        let meeple = place([0.0, 0.0, 20.0, 50.0], KIND_MEEPLE);
+        assert_eq!(median_die_side(&[meeple]), Some(50.0 * MEEPLE_TO_DIE));
+        assert_eq!(median_die_side(&[]), None);
+    }
+
+    #[test]
+    fn the_first_look_heat_is_read_under_a_box_and_a_cell_beside_it() {
+        let mut heat = HeatMap {
+            cols: 4,
+            rows: 3,
+            cell: [10.0, 20.0],
+            heat: vec![0.0; 12],
+        };
+        heat.heat[2 * 4 + 3] = 0.7; // the cell of x 30-40, y 40-60
+        assert_eq!(heat.near([21.0, 21.0, 28.0, 38.0]), 0.7);
+        assert_eq!(heat.near([0.0, 0.0, 9.0, 9.0]), 0.0);
+        assert_eq!(heat.near([-50.0, 500.0, -40.0, 600.0]), 0.0);
+        assert_eq!(heat.near([35.0, 500.0, 900.0, 600.0]), 0.7);
     }
 
     #[test]

@@ -100,6 +100,52 @@ fn real_photos_of_unseen_dice_are_found_and_read() {
     );
 }
 
+/// A phone's photo of dice seen from afar: the six real byler-d6 fixtures side by side at
+/// their own pixels, 1920x1280, each die a sixth as wide against the frame as in its photo
+/// (9 px once the frame is shrunk for the finder's first look). The finder's second look
+/// (`ReaderSettings::second_look`) reads them as well as the photos alone.
+#[test]
+fn dice_small_in_a_large_photo_are_read_as_in_a_close_one() {
+    let mut reader = DiceReader::shipped().unwrap();
+    let dir = fixtures().join("real");
+    let mut photos: Vec<_> = std::fs::read_dir(dir.join("images"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("IMG_"))
+        .collect();
+    photos.sort();
+    assert_eq!(photos.len(), 6, "the byler-d6 fixtures are missing");
+    let mut large = image::RgbImage::new(3 * 640, 2 * 640);
+    let (mut alone, mut all_dice) = ((0, 0), Vec::new());
+    for (k, photo) in photos.iter().enumerate() {
+        let image = read_rgb(photo).unwrap();
+        assert_eq!(image.dimensions(), (640, 640));
+        let label = (dir.join("labels").join(photo.file_stem().unwrap())).with_extension("txt");
+        let dice = yolo_dice(&label, 640.0, 640.0);
+        let (found, right) = found_and_right(&reader.read(&image).unwrap(), &dice);
+        alone = (alone.0 + found, alone.1 + right);
+        let (x0, y0) = ((k % 3) as u32 * 640, (k / 3) as u32 * 640);
+        image::imageops::replace(&mut large, &image, x0.into(), y0.into());
+        let shifted = dice
+            .iter()
+            .map(|&(v, c, side)| (v, [c[0] + x0 as f32, c[1] + y0 as f32], side));
+        all_dice.extend(shifted);
+    }
+    let (found, right) = found_and_right(&reader.read(&large).unwrap(), &all_dice);
+    let total = all_dice.len();
+    println!("{total} dice: alone {alone:?} found and right, side by side ({found}, {right})");
+    assert!(
+        found + 1 >= alone.0,
+        "found {found} of {total}, {} alone",
+        alone.0
+    );
+    assert!(
+        right + 2 >= alone.1,
+        "read {right} of {total} right, {} alone",
+        alone.1
+    );
+}
+
 #[test]
 fn rendered_frames_are_read_die_by_die_and_meeple_by_meeple() {
     let mut reader = DiceReader::shipped().unwrap();
