@@ -1,10 +1,11 @@
 //! Frames from image files: photos of the table and recorded or rendered frames go through
 //! the same conversion as camera frames.
 
+use std::io::Cursor;
 use std::path::Path;
 
 use calibration::GrayFrame;
-use image::{DynamicImage, ImageDecoder, ImageReader, RgbImage};
+use image::{DynamicImage, ImageDecoder, ImageError, ImageReader, RgbImage};
 
 use crate::error::VisionError;
 
@@ -18,33 +19,75 @@ pub fn gray_from_image(image: &DynamicImage) -> GrayFrame {
     }
 }
 
-/// Reads a PNG or JPEG file as a grey frame; a missing, truncated or corrupt file is an
-/// error that names it.
+/// Reads a JPEG, PNG or WebP file as a grey frame, turned upright as its EXIF orientation says; a
+/// missing, truncated or corrupt file is an error that names it.
 pub fn read_gray(path: &Path) -> Result<GrayFrame, VisionError> {
-    let image = image::open(path).map_err(|error| VisionError::Image {
-        path: path.to_owned(),
-        reason: error.to_string(),
-    })?;
-    Ok(gray_from_image(&image))
+    Ok(gray_from_image(&read_image(path)?))
 }
 
 /// Reads a photo or frame as RGB, turned upright as its EXIF orientation says (phones store
 /// portrait photos sideways); a missing, truncated or corrupt file is an error that names it.
 pub fn read_rgb(path: &Path) -> Result<RgbImage, VisionError> {
+    Ok(read_image(path)?.into_rgb8())
+}
+
+fn read_image(path: &Path) -> Result<DynamicImage, VisionError> {
     let error = |reason: String| VisionError::Image {
         path: path.to_owned(),
         reason,
     };
-    let mut decoder = ImageReader::open(path)
-        .map_err(|e| error(e.to_string()))?
+    let bytes = std::fs::read(path).map_err(|e| error(e.to_string()))?;
+    if jpeg_truncated(&bytes) {
+        return Err(error(
+            "the JPEG file ends before its picture does (truncated)".into(),
+        ));
+    }
+    let mut decoder = ImageReader::new(Cursor::new(&bytes))
         .with_guessed_format()
         .map_err(|e| error(e.to_string()))?
         .into_decoder()
-        .map_err(|e| error(e.to_string()))?;
+        .map_err(|e| match e {
+            ImageError::Unsupported(_) => error(format!(
+                "{e} (Tablesight reads JPEG, PNG and WebP: a phone's HEIC photo is to be saved as JPEG)"
+            )),
+            e => error(e.to_string()),
+        })?;
     let orientation = decoder.orientation().map_err(|e| error(e.to_string()))?;
     let mut image = DynamicImage::from_decoder(decoder).map_err(|e| error(e.to_string()))?;
     image.apply_orientation(orientation);
-    Ok(image.into_rgb8())
+    Ok(image)
+}
+
+/// Whether a JPEG file stops before the end of its picture: the decoder fills the missing
+/// part with grey and says nothing. The segments before the first scan are walked by their
+/// lengths (an EXIF thumbnail, with markers of its own, lies inside one); the picture ends
+/// with an end-of-image marker after that scan (scan data escapes every 0xFF byte, and a
+/// phone may append data after the marker). Not a JPEG: false, the decoder judges it.
+fn jpeg_truncated(bytes: &[u8]) -> bool {
+    const START_OF_SCAN: u8 = 0xDA;
+    const END_OF_IMAGE: u8 = 0xD9;
+    if !bytes.starts_with(&[0xFF, 0xD8]) {
+        return false;
+    }
+    let mut at = 2;
+    loop {
+        while bytes.get(at) == Some(&0xFF) && bytes.get(at + 1) == Some(&0xFF) {
+            at += 1; // fill bytes before a marker
+        }
+        match (bytes.get(at), bytes.get(at + 1)) {
+            (Some(0xFF), Some(&START_OF_SCAN)) => break,
+            (Some(0xFF), Some(&marker)) if marker != END_OF_IMAGE => {}
+            _ => return true,
+        }
+        let Some(length) = bytes.get(at + 2..at + 4) else {
+            return true;
+        };
+        at += 2 + usize::from(u16::from_be_bytes([length[0], length[1]]));
+    }
+    !bytes[at..]
+        .windows(2)
+        .rev()
+        .any(|pair| pair == [0xFF, END_OF_IMAGE])
 }
 
 #[cfg(test)]
@@ -68,6 +111,35 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("/nonexistent/photo.jpg"), "{error}");
+    }
+
+    fn fixture_jpeg() -> Vec<u8> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/reader/real/images/IMG_20191209_100216.jpg");
+        std::fs::read(path).unwrap()
+    }
+
+    #[test]
+    fn a_truncated_jpeg_is_a_clear_error() {
+        let whole = fixture_jpeg();
+        let path =
+            std::env::temp_dir().join(format!("tablesight-truncated-{}.jpg", std::process::id()));
+        std::fs::write(&path, &whole[..whole.len() * 2 / 3]).unwrap();
+        let error = read_rgb(&path).unwrap_err().to_string();
+        std::fs::remove_file(&path).unwrap();
+        assert!(error.contains("tablesight-truncated"), "{error}");
+        assert!(error.contains("truncated"), "{error}");
+    }
+
+    #[test]
+    fn a_whole_jpeg_is_complete_with_or_without_data_after_it() {
+        let mut whole = fixture_jpeg();
+        assert!(!jpeg_truncated(&whole));
+        whole.extend_from_slice(b"ftypmp42 a phone's motion photo");
+        assert!(!jpeg_truncated(&whole));
+        assert!(jpeg_truncated(&whole[..whole.len() / 2]));
+        assert!(jpeg_truncated(&whole[..3]));
+        assert!(!jpeg_truncated(b"\x89PNG\r\n\x1a\n"));
     }
 
     #[test]
