@@ -35,9 +35,11 @@ pub const READER_PX: u32 = 40;
 /// The reader's input: one crop, RGB planes.
 const READER_INPUT: [usize; 4] = [1, 3, READER_PX as usize, READER_PX as usize];
 const READER_CONTEXT: f32 = 1.5;
-/// The side of a die, in the finder's pixels, that a second look aims at (chosen on
-/// validation photos, `models/README.md`).
+/// The side of a die, in the finder's pixels, that a second look aims at, and the die it
+/// aims it at: the first look's dice at this quantile of their sides, the small ones of a
+/// photo whose dice are near and far (both chosen on validation photos, `models/README.md`).
 const SECOND_LOOK_DIE_PX: f32 = 26.0;
+const SECOND_LOOK_QUANTILE: f32 = 0.1;
 /// A second look's item is kept where the first look's heat, of either kind, reached this
 /// (under it or a cell beside it): the first look suspected something there.
 const SECOND_LOOK_HINT: f32 = 0.05;
@@ -191,9 +193,9 @@ pub struct ReaderSettings {
     pub turns: Turns,
     /// The finder finds dice best at a scale, whatever the frame's size: when its first
     /// look (the frame shrunk to FINDER_LONG_PX) finds dice smaller than this many of its
-    /// pixels, or nothing at all, it looks again at the scale where the dice it found
-    /// measure this (never finer than the frame's own pixels, nor past
-    /// FINDER_MAX_LONG_PX). A phone's photo of dice seen from afar is so read as its dice
+    /// pixels, or nothing at all, it looks again at the scale where the small dice it found
+    /// (the tenth percentile) measure this (never finer than the frame's own pixels, nor
+    /// past FINDER_MAX_LONG_PX). A phone's photo of dice seen from afar is so read as its dice
     /// need, not as the shrunk frame blurs them. `None`: the first look only.
     pub second_look: Option<f32>,
 }
@@ -377,7 +379,7 @@ impl DiceReader {
         let Some(die_px) = second_look else {
             return Ok(first);
         };
-        let scale = match median_die_side(&first) {
+        let scale = match die_side_quantile(&first, SECOND_LOOK_QUANTILE) {
             Some(side) => die_px / side,
             None => f32::INFINITY,
         };
@@ -860,9 +862,10 @@ fn side(box_px: BoxPx) -> f32 {
     (box_px[2] - box_px[0]).max(box_px[3] - box_px[1])
 }
 
-/// The median side of the dice among `found`, in the image's pixels; from the meeples (a
-/// die is about MEEPLE_TO_DIE of a meeple's height) when no die was found.
-fn median_die_side(found: &[Found]) -> Option<f32> {
+/// The side of the dice among `found` at the quantile `q` (0: the smallest, 0.5: the
+/// median), in the image's pixels; from the meeples (a die is about MEEPLE_TO_DIE of a
+/// meeple's height) when no die was found.
+fn die_side_quantile(found: &[Found], q: f32) -> Option<f32> {
     let dice: Vec<f32> = (found.iter().filter(|f| f.class == KIND_DIE))
         .map(|f| side(f.box_px))
         .collect();
@@ -874,7 +877,9 @@ fn median_die_side(found: &[Found]) -> Option<f32> {
         dice
     };
     sides.sort_by(f32::total_cmp);
-    sides.get(sides.len() / 2).copied()
+    sides
+        .get(((sides.len() as f32 * q) as usize).min(sides.len().saturating_sub(1)))
+        .copied()
 }
 
 /// The square of `context` times the box's longer side around its centre, black outside
@@ -980,10 +985,15 @@ mod tests {
             place([0.0, 0.0, 10.0, 200.0], KIND_MEEPLE),
             place([10.0, 10.0, 60.0, 30.0], KIND_DIE),
         ];
-        assert_eq!(median_die_side(&dice), Some(40.0));
+        assert_eq!(die_side_quantile(&dice, 0.5), Some(40.0));
+        assert_eq!(die_side_quantile(&dice, 0.0), Some(30.0));
+        assert_eq!(die_side_quantile(&dice, 1.0), Some(50.0));
         let meeple = place([0.0, 0.0, 20.0, 50.0], KIND_MEEPLE);
-        assert_eq!(median_die_side(&[meeple]), Some(50.0 * MEEPLE_TO_DIE));
-        assert_eq!(median_die_side(&[]), None);
+        assert_eq!(
+            die_side_quantile(&[meeple], 0.5),
+            Some(50.0 * MEEPLE_TO_DIE)
+        );
+        assert_eq!(die_side_quantile(&[], 0.5), None);
     }
 
     #[test]
