@@ -1,5 +1,5 @@
-//! How long the reader takes on one core: a 1280x720 rendered frame (finder over the whole
-//! frame, then the reader on every item found), the finder alone, the reader alone on 16
+//! How long the reader takes on one core: a 1280x720 rendered frame read as a photo (finder
+//! over the whole frame, its second look, then the reader on every item found), the finder alone, the reader alone on 16
 //! crops, a phone-sized 4032x3024 photo; and a camera's frames read once each, only where
 //! they moved lately (`Motion`, `read_moved`, `read_again`): a still frame, a frame where
 //! one die was put down, and one of the still frames after it, read again there.
@@ -11,7 +11,7 @@ use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use image::imageops::FilterType;
-use vision::{DiceReader, Motion, Turns, read_rgb};
+use vision::{DiceReader, Motion, ReaderSettings, read_rgb};
 
 fn fixture(name: &str) -> image::RgbImage {
     read_rgb(
@@ -43,8 +43,8 @@ fn reader(c: &mut Criterion) {
     group.bench_function("4032x3024 photo", |b| {
         b.iter(|| reader.read(&photo).unwrap());
     });
-    // A camera's frames: each crop read once.
-    reader.settings.turns = Turns::One;
+    // A camera's frames: each crop read once, the finder's first look only.
+    reader.settings = ReaderSettings::live();
     let before = reader.read(&frame).unwrap();
     let mut moved = frame.clone();
     let die = before.dice[0].box_px;

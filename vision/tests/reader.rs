@@ -225,7 +225,7 @@ fn a_model_of_the_wrong_shape_is_refused_by_name() {
 #[test]
 fn only_what_moved_is_read_again() {
     let mut reader = DiceReader::shipped().unwrap();
-    reader.settings.turns = vision::Turns::One;
+    reader.settings = vision::ReaderSettings::live();
     let image = read_rgb(&fixtures().join("scene-720p-0.jpg")).unwrap();
     let mut motion = Motion::default();
     motion.compare(&image);
@@ -272,7 +272,7 @@ fn only_what_moved_is_read_again() {
 #[test]
 fn a_still_frame_is_read_again_where_items_were_read_before() {
     let mut reader = DiceReader::shipped().unwrap();
-    reader.settings.turns = vision::Turns::One;
+    reader.settings = vision::ReaderSettings::live();
     let image = read_rgb(&fixtures().join("scene-720p-0.jpg")).unwrap();
     let before = reader.read(&image).unwrap();
     assert!(before.dice.len() >= 3, "{before:?}");
