@@ -137,7 +137,8 @@ enum Command {
         /// finder's misses and imprecise boxes.
         #[arg(long)]
         truth_boxes: bool,
-        /// Read as a camera's frames are (each crop once), not as photos (four turns).
+        /// Read as a camera's frames are (each crop once, the finder looking once), not as
+        /// photos (four turns, and a second look where the dice are small).
         #[arg(long)]
         live: bool,
     },
