@@ -19,8 +19,8 @@ pub fn gray_from_image(image: &DynamicImage) -> GrayFrame {
     }
 }
 
-/// Reads a JPEG, PNG or WebP file as a grey frame, turned upright as its EXIF orientation says; a
-/// missing, truncated or corrupt file is an error that names it.
+/// Reads a JPEG, PNG or WebP file as a grey frame, turned upright as its EXIF orientation
+/// says; a missing, truncated or corrupt file is an error that names it.
 pub fn read_gray(path: &Path) -> Result<GrayFrame, VisionError> {
     Ok(gray_from_image(&read_image(path)?))
 }
@@ -94,13 +94,26 @@ fn jpeg_truncated(bytes: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// The error of `read` on a temporary file `name` holding `bytes`.
+    fn error_reading<T>(
+        name: &str,
+        bytes: &[u8],
+        read: fn(&Path) -> Result<T, VisionError>,
+    ) -> String {
+        let path = std::env::temp_dir().join(format!("{}-{name}", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        let error = read(&path).err().expect("the file was read").to_string();
+        std::fs::remove_file(&path).unwrap();
+        error
+    }
+
     #[test]
     fn a_corrupt_file_is_a_clear_error() {
-        let path =
-            std::env::temp_dir().join(format!("tablesight-corrupt-{}.png", std::process::id()));
-        std::fs::write(&path, b"\x89PNG\r\n\x1a\nnot really").unwrap();
-        let error = read_gray(&path).unwrap_err().to_string();
-        std::fs::remove_file(&path).unwrap();
+        let error = error_reading(
+            "tablesight-corrupt.png",
+            b"\x89PNG\r\n\x1a\nnot really",
+            read_gray,
+        );
         assert!(error.starts_with("cannot read the image"), "{error}");
         assert!(error.contains("tablesight-corrupt"), "{error}");
     }
@@ -122,11 +135,11 @@ mod tests {
     #[test]
     fn a_truncated_jpeg_is_a_clear_error() {
         let whole = fixture_jpeg();
-        let path =
-            std::env::temp_dir().join(format!("tablesight-truncated-{}.jpg", std::process::id()));
-        std::fs::write(&path, &whole[..whole.len() * 2 / 3]).unwrap();
-        let error = read_rgb(&path).unwrap_err().to_string();
-        std::fs::remove_file(&path).unwrap();
+        let error = error_reading(
+            "tablesight-truncated.jpg",
+            &whole[..whole.len() * 2 / 3],
+            read_rgb,
+        );
         assert!(error.contains("tablesight-truncated"), "{error}");
         assert!(error.contains("truncated"), "{error}");
     }

@@ -1,6 +1,7 @@
 //! The dice and meeple reader: a finder over the frame shrunk to 512 px finds every die and
 //! meeple (and looks again, finer, at a photo whose dice it found small), a reader of
-//! full-resolution crops says what each one is (kind, value and colour; player and rank). Both are ONNX models trained by `models/training/`, run by tract.
+//! full-resolution crops says what each one is (kind, value and colour; player and rank).
+//! Both are ONNX models trained by `models/training/`, run by tract.
 //!
 //! The constants here are those of `models/training/common.py`; loading a model checks the
 //! shapes they imply and names the model in any error.
@@ -195,8 +196,8 @@ pub struct ReaderSettings {
     /// look (the frame shrunk to FINDER_LONG_PX) finds dice smaller than this many of its
     /// pixels, or nothing at all, it looks again at the scale where the small dice it found
     /// (the tenth percentile) measure this (never finer than the frame's own pixels, nor
-    /// past FINDER_MAX_LONG_PX). A phone's photo of dice seen from afar is so read as its dice
-    /// need, not as the shrunk frame blurs them. `None`: the first look only.
+    /// past FINDER_MAX_LONG_PX). A phone's photo of dice seen from afar is so read as its
+    /// dice need, not as the shrunk frame blurs them. `None`: the first look only.
     pub second_look: Option<f32>,
 }
 
@@ -376,7 +377,7 @@ impl DiceReader {
         let long = image.width().max(image.height());
         let second_look = self.settings.second_look;
         let (first, first_heat) = self.find_at(image, FINDER_LONG_PX, second_look.is_some())?;
-        let Some(die_px) = second_look else {
+        let (Some(die_px), Some(first_heat)) = (second_look, first_heat) else {
             return Ok(first);
         };
         let scale = match die_side_quantile(&first, SECOND_LOOK_QUANTILE) {
@@ -410,13 +411,13 @@ impl DiceReader {
     }
 
     /// The finder on `image` shrunk to `long` pixels on its longer side: its peaks, and its
-    /// heat cell by cell when `with_heat` (empty otherwise).
+    /// heat cell by cell when `with_heat`.
     fn find_at(
         &mut self,
         image: &RgbImage,
         long: u32,
         with_heat: bool,
-    ) -> Result<(Vec<Found>, HeatMap), VisionError> {
+    ) -> Result<(Vec<Found>, Option<HeatMap>), VisionError> {
         let (width, height) = finder_size(image.width(), image.height(), long);
         let plan = self.finder_plan(width, height)?;
         self.shrunk.resize((width * height * 3) as usize, 0);
@@ -445,21 +446,19 @@ impl DiceReader {
         let scale_x = image.width() as f32 / width as f32;
         let scale_y = image.height() as f32 / height as f32;
         let (rows, cols) = (h / FINDER_STRIDE, w / FINDER_STRIDE);
-        let mut heat_map = HeatMap {
+        let heat_map = with_heat.then(|| HeatMap {
             cols,
             rows,
             cell: [
                 FINDER_STRIDE as f32 * scale_x,
                 FINDER_STRIDE as f32 * scale_y,
             ],
-            heat: Vec::with_capacity(if with_heat { rows * cols } else { 0 }),
-        };
-        for r in (0..rows).filter(|_| with_heat) {
-            for c in 0..cols {
-                let hottest = grid[[0, 0, r, c]].max(grid[[0, 1, r, c]]);
-                heat_map.heat.push(sigmoid(hottest));
-            }
-        }
+            heat: (0..rows * cols)
+                .map(|i| {
+                    sigmoid(grid[[0, 0, i / cols, i % cols]].max(grid[[0, 1, i / cols, i % cols]]))
+                })
+                .collect(),
+        });
         let mut found = Vec::new();
         for class in 0..2 {
             let heat = |r: usize, c: usize| sigmoid(grid[[0, class, r, c]]);
