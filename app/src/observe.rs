@@ -11,7 +11,7 @@ use referee::{Observation, Place, SeenDie, SeenMeeple, Zone};
 use rules::{
     Die, DieColor, DieValue, GameState, Meeple, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
 };
-use vision::{Changes, DiceReader, Motion, ReaderSettings, Reading, TableGeometry, VisionError};
+use vision::{Changes, DiceReader, Motion, Reading, TableGeometry, VisionError};
 
 /// The mat zone of each tower.
 fn tower_of_zone(zone: &str) -> Option<TowerId> {
@@ -178,7 +178,7 @@ pub struct TableReader {
 impl TableReader {
     /// A camera's frames are read many times a second and voted over frames by the
     /// referee, so each crop is read once and the finder looks once
-    /// (`ReaderSettings::live`); the reader's thresholds are kept. `vote_frames` is the
+    /// (`vision::ReaderSettings::for_camera`); the reader's thresholds are kept. `vote_frames` is the
     /// referee's vote window ([`referee::RefereeSettings::vote_frames`]): the fresh reads of a still table after
     /// a move fill it, so that the vote does not mix the table before the move with the
     /// one after.
@@ -188,9 +188,7 @@ impl TableReader {
         layout: MatLayout,
         vote_frames: u32,
     ) -> Self {
-        let live = ReaderSettings::live();
-        reader.settings.turns = live.turns;
-        reader.settings.second_look = live.second_look;
+        reader.settings = reader.settings.for_camera();
         Self {
             reader,
             tracker: Tracker::new(layout.clone(), camera.intrinsics)

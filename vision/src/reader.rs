@@ -46,6 +46,15 @@ const SECOND_LOOK_QUANTILE: f32 = 0.1;
 const SECOND_LOOK_HINT: f32 = 0.05;
 /// Items longer than this in a second look's pixels are left to the first look.
 const LARGE_FINDER_PX: f32 = 96.0;
+/// The coarse looks (`ReaderSettings::coarse_look`) see the frame at these many pixels a
+/// side, one after the other: each finds dice up to twice as large as the look before.
+const COARSE_LOOKS_LONG_PX: [u32; 2] = [256, 128];
+/// A die the coarse look finds at least this long, in its pixels, and the first look's
+/// items inside it shorter than PART_OF_DIE of its side: a die too close for the first
+/// look, which took its pips or faces for dice (chosen on close photos made of the
+/// validation photos, `models/README.md`).
+const COARSE_DIE_PX: f32 = 48.0;
+const PART_OF_DIE: f32 = 0.6;
 /// A die's side over a standing meeple's height, about.
 const MEEPLE_TO_DIE: f32 = 0.6;
 
@@ -197,8 +206,13 @@ pub struct ReaderSettings {
     /// pixels, or nothing at all, it looks again at the scale where the small dice it found
     /// (the tenth percentile) measure this (never finer than the frame's own pixels, nor
     /// past FINDER_MAX_LONG_PX). A phone's photo of dice seen from afar is so read as its
-    /// dice need, not as the shrunk frame blurs them. `None`: the first look only.
+    /// dice need, not as the shrunk frame blurs them. `None`: no second look.
     pub second_look: Option<f32>,
+    /// A phone held over a roll takes dice of half the frame, too large for the first
+    /// look, which finds their pips as dice: the finder also looks at the frame shrunk to
+    /// COARSE_LOOKS_LONG_PX, and the large dice it finds there replace what the finer looks
+    /// found inside them.
+    pub coarse_look: bool,
 }
 
 /// Each crop read in this many views, turned by half or quarter turns, and the
@@ -231,18 +245,26 @@ impl Default for ReaderSettings {
             sure_color: 0.7,
             turns: Turns::Four,
             second_look: Some(SECOND_LOOK_DIE_PX),
+            coarse_look: true,
         }
     }
 }
 
 impl ReaderSettings {
     /// For a camera's frames, read many times a second and voted over frames: one reading
-    /// of each crop.
+    /// of each crop, and one look of the finder (a camera over a table sees its dice at
+    /// the first look's scale).
     pub fn live() -> Self {
+        ReaderSettings::default().for_camera()
+    }
+
+    /// These settings' thresholds, with the camera's reading and looks.
+    pub fn for_camera(self) -> Self {
         ReaderSettings {
             turns: Turns::One,
             second_look: None,
-            ..ReaderSettings::default()
+            coarse_look: false,
+            ..self
         }
     }
 }
@@ -376,7 +398,12 @@ impl DiceReader {
     pub fn find(&mut self, image: &RgbImage) -> Result<Vec<Found>, VisionError> {
         let long = image.width().max(image.height());
         let second_look = self.settings.second_look;
-        let (first, first_heat) = self.find_at(image, FINDER_LONG_PX, second_look.is_some())?;
+        let (mut first, first_heat) = self.find_at(image, FINDER_LONG_PX, second_look.is_some())?;
+        if self.settings.coarse_look {
+            for long in COARSE_LOOKS_LONG_PX {
+                first = self.with_coarse_look(image, first, long)?;
+            }
+        }
         let (Some(die_px), Some(first_heat)) = (second_look, first_heat) else {
             return Ok(first);
         };
@@ -408,6 +435,61 @@ impl DiceReader {
         found.extend(kept);
         found.sort_by(|a, b| b.heat().total_cmp(&a.heat()));
         Ok(found)
+    }
+
+    /// `finer`, the places of the finer looks, with the dice that the coarse look at
+    /// `long` pixels finds too large for them (COARSE_DIE_PX of its pixels and more) in
+    /// place of their parts: the items of `finer` centred in such a die and shorter than
+    /// PART_OF_DIE of its side, when the reader reads it whole (`reads_whole`).
+    fn with_coarse_look(
+        &mut self,
+        image: &RgbImage,
+        finer: Vec<Found>,
+        long: u32,
+    ) -> Result<Vec<Found>, VisionError> {
+        let (coarse, _) = self.find_at(image, long, false)?;
+        let shortest = COARSE_DIE_PX * image.width().max(image.height()) as f32 / long as f32;
+        let large =
+            (coarse.into_iter()).filter(|f| f.class == KIND_DIE && side(f.box_px) >= shortest);
+        let mut found = finer;
+        for die in large {
+            let (parts, mut rest): (Vec<Found>, Vec<Found>) = found.into_iter().partition(|f| {
+                side(f.box_px) < PART_OF_DIE * side(die.box_px) && inside(f.box_px, die.box_px)
+            });
+            let known = rest.iter().any(|f| same_item(f.box_px, die.box_px));
+            if !(parts.is_empty() && known) && self.reads_whole(image, die, &parts)? {
+                if !known {
+                    rest.push(die);
+                }
+            } else {
+                rest.extend(parts);
+            }
+            found = rest;
+        }
+        found.sort_by(|a, b| b.heat().total_cmp(&a.heat()));
+        Ok(found)
+    }
+
+    /// Whether a large die of a coarse look is one, rather than the finer look's `parts`:
+    /// the reader reads it as a die, sure, or unsure with none of the parts read as a sure
+    /// item; and no more than one part, or less than half of them, is read as a sure item.
+    /// Seen from afar, a tray of dice looks like a die and its pips; the reader reads the
+    /// tray's dice as sure dice, and a close die's pips as unsure ones.
+    fn reads_whole(
+        &mut self,
+        image: &RgbImage,
+        die: Found,
+        parts: &[Found],
+    ) -> Result<bool, VisionError> {
+        let whole = self.read_found(image, &[die])?;
+        let parts = self.read_found(image, parts)?;
+        let sure = (parts.dice.iter().filter(|d| !d.uncertain).count())
+            + (parts.meeples.iter().filter(|m| !m.uncertain).count());
+        let read = parts.dice.len() + parts.meeples.len();
+        Ok(
+            (whole.dice.first()).is_some_and(|d| !d.uncertain || sure == 0)
+                && (sure < 2 || 2 * sure < read),
+        )
     }
 
     /// The finder on `image` shrunk to `long` pixels on its longer side: its peaks, and its
@@ -859,6 +941,12 @@ impl HeatMap {
 /// A box's longer side.
 fn side(box_px: BoxPx) -> f32 {
     (box_px[2] - box_px[0]).max(box_px[3] - box_px[1])
+}
+
+/// Whether the centre of `inner` lies in `outer`.
+fn inside(inner: BoxPx, outer: BoxPx) -> bool {
+    let (x, y) = ((inner[0] + inner[2]) / 2.0, (inner[1] + inner[3]) / 2.0);
+    (outer[0]..=outer[2]).contains(&x) && (outer[1]..=outer[3]).contains(&y)
 }
 
 /// The side of the dice among `found` at the quantile `q` (0: the smallest, 0.5: the
