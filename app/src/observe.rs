@@ -178,8 +178,9 @@ pub struct TableReader {
 impl TableReader {
     /// A camera's frames are read many times a second and voted over frames by the
     /// referee, so each crop is read once and the finder looks once
-    /// (`vision::ReaderSettings::for_camera`); the reader's thresholds are kept. `vote_frames` is the
-    /// referee's vote window ([`referee::RefereeSettings::vote_frames`]): the fresh reads of a still table after
+    /// (`vision::ReaderSettings::for_camera`); the reader's thresholds are kept.
+    /// `vote_frames` is the referee's vote window
+    /// ([`referee::RefereeSettings::vote_frames`]): the fresh reads of a still table after
     /// a move fill it, so that the vote does not mix the table before the move with the
     /// one after.
     pub fn new(

@@ -49,11 +49,12 @@ const LARGE_FINDER_PX: f32 = 96.0;
 /// The coarse looks (`ReaderSettings::coarse_look`) see the frame at these many pixels a
 /// side, one after the other: each finds dice up to twice as large as the look before.
 const COARSE_LOOKS_LONG_PX: [u32; 2] = [256, 128];
-/// A die the coarse look finds at least this long, in its pixels, and the first look's
-/// items inside it shorter than PART_OF_DIE of its side: a die too close for the first
-/// look, which took its pips or faces for dice (chosen on close photos made of the
-/// validation photos, `models/README.md`).
+/// A die a coarse look finds at least this long, in its pixels, is one too close for the
+/// finer looks, which may have taken its pips or faces for dice (chosen on close photos
+/// made of the validation photos, `models/README.md`).
 const COARSE_DIE_PX: f32 = 48.0;
+/// The finer looks' items centred in such a die and shorter than this share of its side
+/// are its parts.
 const PART_OF_DIE: f32 = 0.6;
 /// A die's side over a standing meeple's height, about.
 const MEEPLE_TO_DIE: f32 = 0.6;
