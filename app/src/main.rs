@@ -138,7 +138,7 @@ enum Command {
         #[arg(long)]
         truth_boxes: bool,
         /// Read as a camera's frames are (each crop once, the finder looking once), not as
-        /// photos (four turns, and a second look where the dice are small).
+        /// photos (four turns, coarse looks for close dice, a second look for small ones).
         #[arg(long)]
         live: bool,
     },

@@ -1,8 +1,9 @@
 //! How long the reader takes on one core: a 1280x720 rendered frame read as a photo (finder
-//! over the whole frame, its second look, then the reader on every item found), the finder
-//! alone, the reader alone on 16 crops, a phone-sized 4032x3024 photo; and a camera's frames read once each, only where
-//! they moved lately (`Motion`, `read_moved`, `read_again`): a still frame, a frame where
-//! one die was put down, and one of the still frames after it, read again there.
+//! over the whole frame, its coarse and second looks, then the reader on every item found),
+//! the finder alone, the reader alone on 16 crops, a phone-sized 4032x3024 photo; and a
+//! camera's frames read once each, only where they moved lately (`Motion`, `read_moved`,
+//! `read_again`): a still frame, a frame where one die was put down, and one of the still
+//! frames after it, read again there.
 //! Run: `RAYON_NUM_THREADS=1 cargo bench -p tablesight-vision --bench reader`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly on bad set-up

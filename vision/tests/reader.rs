@@ -173,16 +173,14 @@ fn a_die_filling_half_a_close_photo_is_read_whole_not_by_its_pips() {
             let x0 = (centre[0] - square / 2.0).clamp(0.0, 640.0 - square);
             let y0 = (centre[1] - square / 2.0).clamp(0.0, 640.0 - square);
             let scale = 640.0 / square;
-            let cut = image::imageops::crop_imm(
-                &image,
-                x0 as u32,
-                y0 as u32,
-                square as u32,
-                square as u32,
-            )
-            .to_image();
-            let close =
-                image::imageops::resize(&cut, 640, 640, image::imageops::FilterType::CatmullRom);
+            let (x, y, side_px) = (x0 as u32, y0 as u32, square as u32);
+            let cropped = image::imageops::crop_imm(&image, x, y, side_px, side_px).to_image();
+            let close = image::imageops::resize(
+                &cropped,
+                640,
+                640,
+                image::imageops::FilterType::CatmullRom,
+            );
             // The photo's dice in the close photo's pixels: those wholly inside it are
             // counted, those it cuts are neither counted nor false items.
             let (inside, cut): (Vec<_>, Vec<_>) = (dice.iter())
