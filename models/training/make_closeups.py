@@ -18,6 +18,8 @@ from pathlib import Path
 
 from PIL import Image, ImageOps
 
+from yolo import box_line, read_boxes
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -35,13 +37,7 @@ def main() -> None:
     made = 0
     for path in sorted((args.source / "images").iterdir()):
         image = ImageOps.exif_transpose(Image.open(path)).convert("RGB")
-        label = args.source / "labels" / (path.stem + ".txt")
-        dice = []
-        for line in label.read_text().split("\n") if label.exists() else []:
-            if line.strip():
-                cls, cx, cy, w, h = line.split()[:5]
-                dice.append((cls, float(cx) * image.width, float(cy) * image.height,
-                             float(w) * image.width, float(h) * image.height))
+        dice = read_boxes(args.source / "labels" / (path.stem + ".txt"), image.width, image.height)
         for k, (_, cx, cy, w, h) in enumerate(rng.sample(dice, min(args.per_photo, len(dice)))):
             side = max(w, h) / args.fraction
             if side > min(image.width, image.height):
@@ -56,8 +52,7 @@ def main() -> None:
                 inside_w = min(dx + dw / 2, x0 + side) - max(dx - dw / 2, x0)
                 inside_h = min(dy + dh / 2, y0 + side) - max(dy - dh / 2, y0)
                 if max(inside_w, 0) * max(inside_h, 0) >= 0.9 * dw * dh:
-                    lines.append(f"{cls} {(dx - x0) / side:.6f} {(dy - y0) / side:.6f} "
-                                 f"{dw / side:.6f} {dh / side:.6f}")
+                    lines.append(box_line(cls, dx - x0, dy - y0, dw, dh, side, side))
             name = f"{path.stem}-{k}"
             close.save(args.out / "images" / f"{name}.jpg", quality=92)
             (args.out / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n")

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from PIL import Image, ImageOps
 
+from yolo import box_line, read_boxes
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -42,15 +44,8 @@ def main() -> None:
             x0, y0 = (k % args.grid) * cell_w, (k // args.grid) * cell_h
             mosaic.paste(image, (x0, y0))
             label = args.source / "labels" / (path.stem + ".txt")
-            for line in label.read_text().split("\n") if label.exists() else []:
-                if not line.strip():
-                    continue
-                cls, cx, cy, w, h = line.split()[:5]
-                cx = (x0 + float(cx) * image.width) / mosaic.width
-                cy = (y0 + float(cy) * image.height) / mosaic.height
-                w = float(w) * image.width / mosaic.width
-                h = float(h) * image.height / mosaic.height
-                lines.append(f"{cls} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
+            for cls, cx, cy, w, h in read_boxes(label, image.width, image.height):
+                lines.append(box_line(cls, x0 + cx, y0 + cy, w, h, mosaic.width, mosaic.height))
         name = f"mosaic-{index:04d}"
         mosaic.save(args.out / "images" / f"{name}.jpg", quality=95)
         (args.out / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n")
