@@ -7,16 +7,21 @@ scenes (`tablesight synth scenes`, dice of the game and of other games and meepl
 40 % visible; items less visible are neither taught as present nor as absent).
 
 Training crops are FINDER_CROP_PX squares of the picture rescaled around the inference scale
-(0.55x to 1.6x), so that dice from 6 to 200 px in the finder's input are seen.
+(0.55x to 1.6x), so that dice from 6 to 200 px in the finder's input are seen. With
+--close-share, that share of the crops is a close look instead: one item of the picture
+(at least CLOSE_SOURCE_PX long in the cached picture) enlarged to a side drawn from
+--close-sides, as a phone held over a die shows it, so that its pips are not taken for dice.
 
 Run: .venv-train/bin/python models/training/train_finder.py --steps 4000 --seed 1
 Writes models/finder.onnx (input 1 x 3 x H x W, RGB in 0..1, H and W multiples of 32) and
-models/finder-train.json.
+models/finder-train.json. `pack_pictures.py` packs the cached pictures into one file that a
+training machine without the datasets reads (--packed).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import time
@@ -36,10 +41,15 @@ from common import (
     forward,
     init_from_onnx,
     jpeg_roundtrip,
+    set_one_cycle,
 )
 
 FINDER_CROP_PX = 256
 CACHE_LONG_PX = 640
+# A close look enlarges an item of at least this many cached pixels, at most this many times:
+# a smaller one enlarged further is a blur that no camera gives.
+CLOSE_SOURCE_PX = 16
+CLOSE_MAX_ENLARGEMENT = 5.0
 PRESENT_VISIBLE = 0.4
 IGNORED_VISIBLE = 0.1
 
@@ -84,19 +94,54 @@ def load(picture: dict) -> dict:
     }
 
 
-def sample(picture: dict, rng: np.random.Generator, crop: int, jpeg: float = 0.0):
-    """A random crop at a random scale with its targets on the stride-4 grid; with
-    probability `jpeg` the crop is JPEG-compressed (quality 30-95) as a webcam's MJPEG or a
-    shared photo is."""
+def close_look(picture: dict, rng: np.random.Generator, crop: int, sides: tuple[float, float]):
+    """The scale and crop corner of a close look at one item of the picture, or None when
+    it has none large enough: the item enlarged to a side drawn log-uniformly from `sides`
+    (finder pixels; at most CLOSE_MAX_ENLARGEMENT times its cached side) and placed at random
+    in the crop, whole when it fits."""
+    items = picture["items"]
+    if len(items) == 0:
+        return None
+    longest = np.maximum(items[:, 3] - items[:, 1], items[:, 4] - items[:, 2])
+    large = np.flatnonzero(longest >= CLOSE_SOURCE_PX)
+    if len(large) == 0:
+        return None
+    i = large[rng.integers(len(large))]
+    side = math.exp(rng.uniform(math.log(sides[0]), math.log(sides[1])))
+    scale = min(side / longest[i], CLOSE_MAX_ENLARGEMENT)
+    _, x0, y0, x1, y1 = items[i] * np.array([1, scale, scale, scale, scale])
+    slack_x, slack_y = crop - (x1 - x0), crop - (y1 - y0)
+    left = x0 - (rng.uniform(0, slack_x) if slack_x > 0 else rng.uniform(slack_x, 0))
+    top = y0 - (rng.uniform(0, slack_y) if slack_y > 0 else rng.uniform(slack_y, 0))
+    return scale, int(round(left)), int(round(top))
+
+
+def sample(picture: dict, rng: np.random.Generator, crop: int, jpeg: float = 0.0, close: float = 0.0, close_sides=(64.0, 224.0)):
+    """A random crop at a random scale with its targets on the stride-4 grid, or with
+    probability `close` a close look at one item (`close_look`); with probability `jpeg` the
+    crop is JPEG-compressed (quality 30-95) as a webcam's MJPEG or a shared photo is."""
     pixels = picture["pixels"]
-    scale = picture["scale_to_input"] * math.exp(rng.uniform(math.log(0.55), math.log(1.6)))
     height, width = pixels.shape[:2]
+    look = close_look(picture, rng, crop, close_sides) if close > 0 and rng.random() < close else None
+    if look:
+        scale, left, top = look
+    else:
+        scale = picture["scale_to_input"] * math.exp(rng.uniform(math.log(0.55), math.log(1.6)))
     new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
-    image = Image.fromarray(pixels).resize((new_w, new_h), Image.BILINEAR)
     canvas = np.full((crop, crop, 3), rng.integers(0, 256), dtype=np.uint8)
-    left = rng.integers(min(0, new_w - crop), max(0, new_w - crop) + 1)
-    top = rng.integers(min(0, new_h - crop), max(0, new_h - crop) + 1)
-    region = np.asarray(image)[max(top, 0) : top + crop, max(left, 0) : left + crop]
+    if look:
+        # Only the part in the crop is enlarged: the whole picture five times over would be
+        # most of the step's time.
+        x0, y0 = max(left, 0), max(top, 0)
+        x1, y1 = min(left + crop, new_w), min(top + crop, new_h)
+        box = (x0 / scale, y0 / scale, min(x1 / scale, width), min(y1 / scale, height))
+        region = np.asarray(Image.fromarray(pixels).resize((max(x1 - x0, 1), max(y1 - y0, 1)), Image.BILINEAR, box=box))
+        region = region[: max(y1 - y0, 0), : max(x1 - x0, 0)]
+    else:
+        image = Image.fromarray(pixels).resize((new_w, new_h), Image.BILINEAR)
+        left = rng.integers(min(0, new_w - crop), max(0, new_w - crop) + 1)
+        top = rng.integers(min(0, new_h - crop), max(0, new_h - crop) + 1)
+        region = np.asarray(image)[max(top, 0) : top + crop, max(left, 0) : left + crop]
     canvas[max(-top, 0) : max(-top, 0) + region.shape[0], max(-left, 0) : max(-left, 0) + region.shape[1]] = region
     if jpeg > 0 and rng.random() < jpeg:
         canvas = jpeg_roundtrip(canvas, int(rng.integers(30, 96)))
@@ -130,8 +175,8 @@ def sample(picture: dict, rng: np.random.Generator, crop: int, jpeg: float = 0.0
     return canvas, heat, weight, size, offset, centres
 
 
-def batch_of(pictures: list[dict], rng: np.random.Generator, count: int, crop: int, jpeg: float = 0.0):
-    parts = [sample(pictures[rng.integers(len(pictures))], rng, crop, jpeg) for _ in range(count)]
+def batch_of(pictures: list[dict], rng: np.random.Generator, count: int, crop: int, jpeg: float = 0.0, close: float = 0.0, close_sides=(64.0, 224.0)):
+    parts = [sample(pictures[rng.integers(len(pictures))], rng, crop, jpeg, close, close_sides) for _ in range(count)]
     images, heat, weight, size, offset, centres = (np.stack(p) for p in zip(*parts))
     x = torch.from_numpy(images).permute(0, 3, 1, 2).float() / 255.0
     # Light and colour jitter, noise: the same photo under other lamps and sensors.
@@ -179,6 +224,12 @@ def main() -> None:
         help="where the top-down path's 3x3 mixing convolution runs (8: run 9, cheaper, found fewer dice); "
         "give the --init model's own",
     )
+    parser.add_argument("--close-share", type=float, default=0.0, help="share of training crops that are a close look at one item")
+    parser.add_argument("--close-sides", type=float, nargs=2, default=(64.0, 224.0), metavar=("MIN", "MAX"), help="a close look's item side, finder pixels")
+    parser.add_argument("--packed", type=Path, nargs="+", help="train on pictures packed by pack_pictures.py instead of --real and --synth")
+    parser.add_argument("--device", default="cpu", help="where the model trains (cpu, cuda); the crops are cut on the CPU")
+    parser.add_argument("--workers", type=int, default=0, help="processes that cut batches while the model trains")
+    parser.add_argument("--minutes", type=float, help="end the run after this many minutes (the schedule follows the clock) if --steps are not done by then")
     parser.add_argument("--out", type=Path, default=Path("models/finder.onnx"))
     args = parser.parse_args()
     torch.manual_seed(args.seed)
@@ -186,8 +237,13 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
 
     started = time.time()
-    real = [load(p) for p in real_pictures(args.real, "train")]
-    synth = [load(p) for folder in args.synth for p in synth_pictures(folder)]
+    if args.packed:
+        pictures = [p for path in args.packed for p in unpack(path)]
+        real = [p for p in pictures if p["real"]]
+        synth = [p for p in pictures if not p["real"]]
+    else:
+        real = [load(p) for p in real_pictures(args.real, "train")]
+        synth = [load(p) for folder in args.synth for p in synth_pictures(folder)]
     print(f"{len(real)} real and {len(synth)} rendered pictures loaded in {time.time() - started:.0f} s", flush=True)
 
     model = Finder(args.mix_stride)
@@ -198,36 +254,38 @@ def main() -> None:
     else:
         with torch.no_grad():
             model.out.bias[: len(FINDER_CLASSES)].fill_(-4.0)
+    model = model.to(args.device)
     if args.bf16:
         model = model.to(memory_format=torch.channels_last)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.steps)
     history = []
     running = 0.0
     started = time.time()
-    for step in range(1, args.steps + 1):
-        # Half of each batch real, half rendered.
-        half = args.batch // 2
-        x1, t1 = batch_of(real, rng, half, FINDER_CROP_PX, args.jpeg)
-        x2, t2 = batch_of(synth, rng, args.batch - half, FINDER_CROP_PX, args.jpeg)
-        x = torch.cat([x1, x2])
-        targets = [torch.cat([a, b]) for a, b in zip(t1, t2)]
+    for step, (x, targets) in enumerate(batches(real, synth, args, rng), start=1):
+        # How far the run is: by steps, or by the clock when --minutes ends it sooner.
+        progress = (step - 1) / args.steps
+        if args.minutes:
+            progress = max(progress, (time.time() - started) / (60 * args.minutes))
+        last = progress >= 1 - 1 / args.steps
+        set_one_cycle(optimiser, min(progress, 1.0), args.lr)
+        x = x.to(args.device, non_blocking=True)
+        targets = [t.to(args.device, non_blocking=True) for t in targets]
         loss = loss_of(forward(model, x, args.bf16), targets)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
-        schedule.step()
         running += float(loss.detach())
         if step % 100 == 0:
             entry = {"step": step, "loss": running / 100, "minutes": round((time.time() - started) / 60, 1)}
             history.append(entry)
             print(json.dumps(entry), flush=True)
             running = 0.0
-        if step % 1000 == 0 or step == args.steps:
-            model.eval()
+        if step % 1000 == 0 or last:
             export(model, args.out)
-            model.train()
+        if last:
+            break
 
+    model = model.cpu()
     torch.save(model.state_dict(), args.out.with_suffix(".pt"))
     args.out.with_name(args.out.stem + "-train.json").write_text(
         json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "history": history}, indent=1)
@@ -235,10 +293,63 @@ def main() -> None:
     print(f"wrote {args.out}")
 
 
+class Batches(torch.utils.data.IterableDataset):
+    """Training batches cut by a worker process, each from its own seed."""
+
+    def __init__(self, real: list[dict], synth: list[dict], args: argparse.Namespace):
+        self.real, self.synth, self.args = real, synth, args
+
+    def __iter__(self):
+        worker = torch.utils.data.get_worker_info()
+        rng = np.random.default_rng([self.args.seed, worker.id if worker else 0])
+        return draw_batches(self.real, self.synth, self.args, rng)
+
+
+def draw_batches(real: list[dict], synth: list[dict], args: argparse.Namespace, rng: np.random.Generator):
+    """Half of each batch real, half rendered."""
+    half = args.batch // 2
+    while True:
+        x1, t1 = batch_of(real, rng, half, FINDER_CROP_PX, args.jpeg, args.close_share, args.close_sides)
+        x2, t2 = batch_of(synth, rng, args.batch - half, FINDER_CROP_PX, args.jpeg, args.close_share, args.close_sides)
+        yield torch.cat([x1, x2]), [torch.cat([a, b]) for a, b in zip(t1, t2)]
+
+
+def batches(real: list[dict], synth: list[dict], args: argparse.Namespace, rng: np.random.Generator):
+    """The training batches: drawn here from `rng` without --workers, else by that many
+    worker processes while the model trains (a GPU outruns one process's cropping)."""
+    if args.workers == 0:
+        return draw_batches(real, synth, args, rng)
+    loader = torch.utils.data.DataLoader(
+        Batches(real, synth, args), batch_size=None, num_workers=args.workers, pin_memory=args.device != "cpu", prefetch_factor=4
+    )
+    return iter(loader)
+
+
+def unpack(path: Path) -> list[dict]:
+    """The pictures of a file written by pack_pictures.py, as `load` gives them."""
+    data = np.load(path)
+    blob, offsets = data["jpeg"], data["offsets"]
+    pictures = []
+    for i in range(len(offsets) - 1):
+        image = Image.open(io.BytesIO(blob[offsets[i] : offsets[i + 1]].tobytes())).convert("RGB")
+        items = data["items"][data["item_picture"] == i]
+        ignored = data["ignored"][data["ignored_picture"] == i]
+        pictures.append(
+            {
+                "pixels": np.asarray(image),
+                "scale_to_input": FINDER_LONG_PX / max(image.size),
+                "items": items.astype(np.float32).reshape(-1, 5),
+                "ignored": ignored.astype(np.float32).reshape(-1, 4),
+                "real": bool(data["real"][i]),
+            }
+        )
+    return pictures
+
+
 def export(model: torch.nn.Module, path: Path) -> None:
     import copy
 
-    folded = fold_batch_norms(copy.deepcopy(model)).eval()
+    folded = fold_batch_norms(copy.deepcopy(model).cpu()).eval()
     torch.onnx.export(
         folded,
         torch.rand(1, 3, 288, 512),

@@ -43,6 +43,7 @@ from common import (
     jpeg_roundtrip,
     onnx_reader_width,
     open_crops,
+    set_one_cycle,
     widened,
 )
 
@@ -530,21 +531,6 @@ def main() -> None:
             break
 
     print(f"wrote {args.out}")
-
-
-def set_one_cycle(optimiser: torch.optim.Optimizer, progress: float, peak: float) -> None:
-    """The one-cycle schedule of torch's OneCycleLR (its defaults: 30 % warm-up from peak / 25
-    by a cosine, then a cosine down to peak / 25e4, Adam's beta1 cycled 0.95 -> 0.85 -> 0.95)
-    at `progress` (0..1) of the run, so that a run can be timed by the clock."""
-    low, high = 0.85, 0.95
-    if progress < 0.3:
-        t, lr_from, lr_to, beta_from, beta_to = progress / 0.3, peak / 25, peak, high, low
-    else:
-        t, lr_from, lr_to, beta_from, beta_to = (progress - 0.3) / 0.7, peak, peak / 25e4, low, high
-    cosine = (1 + math.cos(math.pi * t)) / 2
-    for group in optimiser.param_groups:
-        group["lr"] = lr_to + (lr_from - lr_to) * cosine
-        group["betas"] = (beta_to + (beta_from - beta_to) * cosine, group["betas"][1])
 
 
 class Batches(torch.utils.data.IterableDataset):
