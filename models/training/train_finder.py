@@ -7,7 +7,7 @@ scenes (`tablesight synth scenes`, dice of the game and of other games and meepl
 40 % visible; items less visible are neither taught as present nor as absent).
 
 Training crops are FINDER_CROP_PX squares of the picture rescaled around the inference scale
-(0.55x to 1.6x), so that dice from 6 to 200 px in the finder's input are seen. With
+(--scales, 0.55x to 1.6x), so that dice from 6 to 200 px in the finder's input are seen. With
 --close-share, that share of the crops is a close look instead: one item of the picture
 (at least CLOSE_SOURCE_PX long in the cached picture) enlarged to a side drawn from
 --close-sides, as a phone held over a die shows it, so that its pips are not taken for dice.
@@ -116,7 +116,15 @@ def close_look(picture: dict, rng: np.random.Generator, crop: int, sides: tuple[
     return scale, int(round(left)), int(round(top))
 
 
-def sample(picture: dict, rng: np.random.Generator, crop: int, jpeg: float = 0.0, close: float = 0.0, close_sides=(64.0, 224.0)):
+def sample(
+    picture: dict,
+    rng: np.random.Generator,
+    crop: int,
+    jpeg: float = 0.0,
+    close: float = 0.0,
+    close_sides=(64.0, 224.0),
+    scales=(0.55, 1.6),
+):
     """A random crop at a random scale with its targets on the stride-4 grid, or with
     probability `close` a close look at one item (`close_look`); with probability `jpeg` the
     crop is JPEG-compressed (quality 30-95) as a webcam's MJPEG or a shared photo is."""
@@ -126,7 +134,7 @@ def sample(picture: dict, rng: np.random.Generator, crop: int, jpeg: float = 0.0
     if look:
         scale, left, top = look
     else:
-        scale = picture["scale_to_input"] * math.exp(rng.uniform(math.log(0.55), math.log(1.6)))
+        scale = picture["scale_to_input"] * math.exp(rng.uniform(math.log(scales[0]), math.log(scales[1])))
     new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
     canvas = np.full((crop, crop, 3), rng.integers(0, 256), dtype=np.uint8)
     if look:
@@ -175,8 +183,8 @@ def sample(picture: dict, rng: np.random.Generator, crop: int, jpeg: float = 0.0
     return canvas, heat, weight, size, offset, centres
 
 
-def batch_of(pictures: list[dict], rng: np.random.Generator, count: int, crop: int, jpeg: float = 0.0, close: float = 0.0, close_sides=(64.0, 224.0)):
-    parts = [sample(pictures[rng.integers(len(pictures))], rng, crop, jpeg, close, close_sides) for _ in range(count)]
+def batch_of(pictures: list[dict], rng: np.random.Generator, count: int, crop: int, jpeg: float = 0.0, close: float = 0.0, close_sides=(64.0, 224.0), scales=(0.55, 1.6)):
+    parts = [sample(pictures[rng.integers(len(pictures))], rng, crop, jpeg, close, close_sides, scales) for _ in range(count)]
     images, heat, weight, size, offset, centres = (np.stack(p) for p in zip(*parts))
     x = torch.from_numpy(images).permute(0, 3, 1, 2).float() / 255.0
     # Light and colour jitter, noise: the same photo under other lamps and sensors.
@@ -226,6 +234,7 @@ def main() -> None:
     )
     parser.add_argument("--close-share", type=float, default=0.0, help="share of training crops that are a close look at one item")
     parser.add_argument("--close-sides", type=float, nargs=2, default=(64.0, 224.0), metavar=("MIN", "MAX"), help="a close look's item side, finder pixels")
+    parser.add_argument("--scales", type=float, nargs=2, default=(0.55, 1.6), metavar=("MIN", "MAX"), help="a crop's scale, times the inference scale")
     parser.add_argument("--packed", type=Path, nargs="+", help="train on pictures packed by pack_pictures.py instead of --real and --synth")
     parser.add_argument("--device", default="cpu", help="where the model trains (cpu, cuda); the crops are cut on the CPU")
     parser.add_argument("--workers", type=int, default=0, help="processes that cut batches while the model trains")
@@ -309,8 +318,8 @@ def draw_batches(real: list[dict], synth: list[dict], args: argparse.Namespace, 
     """Half of each batch real, half rendered."""
     half = args.batch // 2
     while True:
-        x1, t1 = batch_of(real, rng, half, FINDER_CROP_PX, args.jpeg, args.close_share, args.close_sides)
-        x2, t2 = batch_of(synth, rng, args.batch - half, FINDER_CROP_PX, args.jpeg, args.close_share, args.close_sides)
+        x1, t1 = batch_of(real, rng, half, FINDER_CROP_PX, args.jpeg, args.close_share, args.close_sides, args.scales)
+        x2, t2 = batch_of(synth, rng, args.batch - half, FINDER_CROP_PX, args.jpeg, args.close_share, args.close_sides, args.scales)
         yield torch.cat([x1, x2]), [torch.cat([a, b]) for a, b in zip(t1, t2)]
 
 

@@ -18,6 +18,10 @@ use crate::reader::{BoxPx, MeepleRank, Reading};
 /// How far from a pillar's circle a piece may stand and still be on that tower (mm).
 const PILLAR_SLACK_MM: f64 = 12.0;
 
+/// A die whose box overlaps a printed marker's by this much (intersection over union) is
+/// that marker: a 16 mm die on a 36 mm marker overlaps it by a fifth.
+const MARKER_OVERLAP: f64 = 0.4;
+
 /// A meeple's shape as far as its box goes: a base disc on the ground and a head disc at
 /// its full height. The discs' radii are the half-extents of the meeple's footprint and head
 /// seen from a random side: a `w` by `d` rectangle turned at random reaches `(w + d) / pi`
@@ -102,8 +106,16 @@ impl TableGeometry {
         points
     }
 
-    /// Sets the `place` of every die and meeple of `reading` (`None` off every zone).
+    /// Sets the `place` of every die and meeple of `reading` (`None` off every zone), and
+    /// drops the dice that are the mat's printed markers: a die whose box is a marker's
+    /// (`MARKER_OVERLAP`). Seen close, a marker's black and white cells look like a white
+    /// die's pips; a die standing on a marker covers a fifth of its box and stays.
     pub fn locate(&self, reading: &mut Reading) {
+        let markers = self.marker_boxes_px();
+        reading.dice.retain(|die| {
+            let seen = die.box_px.map(f64::from);
+            !markers.iter().any(|m| overlap(seen, *m) >= MARKER_OVERLAP)
+        });
         for die in &mut reading.dice {
             let centre_px = centre(die.box_px);
             die.place = self.place_of(
@@ -176,6 +188,26 @@ impl TableGeometry {
         flat_place(&self.layout.zones, base_on(0.0)?)
     }
 
+    /// The box in the image of each printed marker in front of the camera.
+    fn marker_boxes_px(&self) -> Vec<[f64; 4]> {
+        (self.layout.markers.iter())
+            .filter_map(|marker| {
+                let corners = (marker.corners().iter())
+                    .map(|corner| self.camera.project(*corner))
+                    .collect::<Option<Vec<_>>>()?;
+                Some(corners.iter().fold(
+                    [
+                        f64::INFINITY,
+                        f64::INFINITY,
+                        f64::NEG_INFINITY,
+                        f64::NEG_INFINITY,
+                    ],
+                    |[l, t, r, b], p| [l.min(p.x), t.min(p.y), r.max(p.x), b.max(p.y)],
+                ))
+            })
+            .collect()
+    }
+
     /// The mat point (mm) under `pixel` on the plane `height_mm` above the mat.
     fn on_plane(&self, pixel: [f64; 2], height_mm: f64) -> Option<[f64; 2]> {
         let point = self.camera.on_plane(pixel, height_mm)?;
@@ -235,6 +267,18 @@ impl TableGeometry {
     }
 }
 
+/// Intersection over union of two boxes `[left, top, right, bottom]`.
+fn overlap(a: [f64; 4], b: [f64; 4]) -> f64 {
+    let area = |[l, t, r, b]: [f64; 4]| (r - l).max(0.0) * (b - t).max(0.0);
+    let common = area([
+        a[0].max(b[0]),
+        a[1].max(b[1]),
+        a[2].min(b[2]),
+        a[3].min(b[3]),
+    ]);
+    common / (area(a) + area(b) - common).max(f64::EPSILON)
+}
+
 fn centre(b: BoxPx) -> [f64; 2] {
     [
         f64::from((b[0] + b[2]) / 2.0),
@@ -276,6 +320,31 @@ mod tests {
             uncertain: false,
             place: None,
         }
+    }
+
+    #[test]
+    fn a_die_found_as_a_printed_marker_is_dropped_and_a_die_on_one_kept() {
+        let geometry = geometry();
+        let markers = geometry.marker_boxes_px();
+        let marker = &geometry.layout.markers[0];
+        let on_marker = TablePoint::on_mat(marker.center_mm[0], marker.center_mm[1]);
+        let mut reading = Reading::default();
+        let mut found_as_marker = die_at(&geometry, on_marker);
+        found_as_marker.box_px = markers[0].map(|v| v as f32);
+        found_as_marker.color = DieColor::Other;
+        reading.dice.push(found_as_marker);
+        let mut standing_on_it = die_at(&geometry, on_marker);
+        let [x, y] = centre(standing_on_it.box_px);
+        let half = (markers[0][2] - markers[0][0]) * 16.0 / 36.0 / 2.0;
+        standing_on_it.box_px = [x - half, y - half, x + half, y + half].map(|v| v as f32);
+        reading.dice.push(standing_on_it);
+        geometry.locate(&mut reading);
+        let kept: Vec<DieColor> = reading.dice.iter().map(|d| d.color).collect();
+        assert_eq!(
+            kept,
+            [DieColor::Blue],
+            "the marker dropped, the die on it kept"
+        );
     }
 
     #[test]
