@@ -599,11 +599,13 @@ fn an_illegal_placement_seen_by_the_camera_is_flagged_and_cleared_when_taken_bac
 
 #[test]
 fn a_move_the_table_cannot_tell_apart_is_asked_of_the_user() {
-    // The same recording without frames 142-148, and with Red's reserve out of sight (its
-    // pixels painted the mat's colour, as if a cup stood in front of it): the first still
-    // table after the hand is read with the blue 2 on the central tower but without the
-    // meeple standing on it, and no reserve shows whether Red used an apprentice or the
-    // master. (With the reserve in view, readers since run 15 take its count as the answer.)
+    // The same recording without frames 142-148, with Red's reserve out of sight (its
+    // pixels painted the mat's colour, as if a cup stood in front of it) and the apprentice
+    // put on the blue 2 out of sight too (its red pixels painted the die's blue): the still
+    // table after the hand shows the blue 2 on the central tower without the meeple standing
+    // on it, and no reserve shows whether Red used an apprentice or the master. (With the
+    // reserve in view, readers since run 15 take its count as the answer; finders before run
+    // 14 missed the apprentice unpainted.)
     let dir = fixtures().join("live-flag");
     let hidden = std::env::temp_dir().join(format!("tablesight-live-ask-{}", std::process::id()));
     std::fs::create_dir_all(&hidden).unwrap();
@@ -617,6 +619,14 @@ fn a_move_the_table_cannot_tell_apart_is_asked_of_the_user() {
             for y in 430..476 {
                 for x in 240..292 {
                     image.put_pixel(x, y, mat);
+                }
+            }
+            for y in 345..381 {
+                for x in 565..601 {
+                    let [r, g, b] = image.get_pixel(x, y).0.map(u32::from);
+                    if r > 50 && r > 2 * g && r > 2 * b {
+                        image.put_pixel(x, y, image::Rgb([83, 84, 119]));
+                    }
                 }
             }
             let out = hidden.join(path.file_name().unwrap());
