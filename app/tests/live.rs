@@ -604,8 +604,8 @@ fn a_move_the_table_cannot_tell_apart_is_asked_of_the_user() {
     // put on the blue 2 out of sight too (its red pixels painted the die's blue): the still
     // table after the hand shows the blue 2 on the central tower without the meeple standing
     // on it, and no reserve shows whether Red used an apprentice or the master. (With the
-    // reserve in view, readers since run 15 take its count as the answer; finders before run
-    // 14 missed the apprentice unpainted.)
+    // reserve in view, readers since run 15 take its count as the answer; finders 8, 10 and
+    // 14 see the apprentice unpainted.)
     let dir = fixtures().join("live-flag");
     let hidden = std::env::temp_dir().join(format!("tablesight-live-ask-{}", std::process::id()));
     std::fs::create_dir_all(&hidden).unwrap();
