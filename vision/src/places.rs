@@ -191,21 +191,23 @@ impl TableGeometry {
     /// The box in the image of each printed marker in front of the camera.
     fn marker_boxes_px(&self) -> Vec<[f64; 4]> {
         (self.layout.markers.iter())
-            .filter_map(|marker| {
-                let corners = (marker.corners().iter())
-                    .map(|corner| self.camera.project(*corner))
-                    .collect::<Option<Vec<_>>>()?;
-                Some(corners.iter().fold(
-                    [
-                        f64::INFINITY,
-                        f64::INFINITY,
-                        f64::NEG_INFINITY,
-                        f64::NEG_INFINITY,
-                    ],
-                    |[l, t, r, b], p| [l.min(p.x), t.min(p.y), r.max(p.x), b.max(p.y)],
-                ))
-            })
+            .filter_map(|marker| self.projected_box(marker.corners()))
             .collect()
+    }
+
+    /// The box in pixels around `points` as the camera sees them; `None` when one is behind
+    /// it.
+    fn projected_box(&self, points: impl IntoIterator<Item = TablePoint>) -> Option<[f64; 4]> {
+        let start = [
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        points.into_iter().try_fold(start, |[l, t, r, b], point| {
+            let p = self.camera.project(point)?;
+            Some([l.min(p.x), t.min(p.y), r.max(p.x), b.max(p.y)])
+        })
     }
 
     /// The mat point (mm) under `pixel` on the plane `height_mm` above the mat.
@@ -237,33 +239,20 @@ impl TableGeometry {
     /// plane `base_mm` above the mat: the box of its base and head discs.
     fn meeple_box_px(&self, base: [f64; 2], size: MeepleSize, base_mm: f64) -> Option<[f64; 4]> {
         const RIM_POINTS: usize = 16;
-        let mut bounds = [
-            f64::INFINITY,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NEG_INFINITY,
-        ];
-        for (radius_mm, height_mm) in [
+        let rims = [
             (size.base_radius_mm, base_mm),
             (size.head_radius_mm, base_mm + size.height_mm),
-        ] {
-            for k in 0..RIM_POINTS {
+        ];
+        self.projected_box(rims.into_iter().flat_map(|(radius_mm, height_mm)| {
+            (0..RIM_POINTS).map(move |k| {
                 let angle = std::f64::consts::TAU * k as f64 / RIM_POINTS as f64;
-                let rim = TablePoint::on_mat(
+                TablePoint::on_mat(
                     base[0] + radius_mm * angle.cos(),
                     base[1] + radius_mm * angle.sin(),
                 )
-                .at_height(height_mm);
-                let p = self.camera.project(rim)?;
-                bounds = [
-                    bounds[0].min(p.x),
-                    bounds[1].min(p.y),
-                    bounds[2].max(p.x),
-                    bounds[3].max(p.y),
-                ];
-            }
-        }
-        Some(bounds)
+                .at_height(height_mm)
+            })
+        }))
     }
 }
 
