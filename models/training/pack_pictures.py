@@ -39,8 +39,7 @@ def main() -> None:
 
     chosen = []
     for picture in real_pictures(args.real, "train"):
-        source = Path(picture["path"]).parts[3]
-        if rng.random() < shares.get(source, 1.0):
+        if rng.random() < shares.get(picture["source"], 1.0):
             chosen.append((picture, True))
     for folder in args.synth:
         chosen += [(p, False) for p in synth_pictures(folder) if rng.random() < args.synth_share]

@@ -57,7 +57,7 @@ IGNORED_VISIBLE = 0.1
 def real_pictures(detection: Path, split: str) -> list[dict]:
     photos = [p for p in json.loads(detection.read_text()) if p["split"] == split]
     return [
-        {"path": p["path"], "items": [(0, *b[1:]) for b in p["boxes"]], "ignored": []}
+        {"path": p["path"], "source": p["source"], "items": [(0, *b[1:]) for b in p["boxes"]], "ignored": []}
         for p in photos
         if p["boxes"]
     ]
@@ -336,7 +336,8 @@ def batches(real: list[dict], synth: list[dict], args: argparse.Namespace, rng: 
 
 def unpack(path: Path) -> list[dict]:
     """The pictures of a file written by pack_pictures.py, as `load` gives them."""
-    data = np.load(path)
+    # Each array read out of the file once (an npz reads an array again at each access).
+    data = dict(np.load(path))
     blob, offsets = data["jpeg"], data["offsets"]
     pictures = []
     for i in range(len(offsets) - 1):
