@@ -7,11 +7,15 @@
 #   first:  finder run 7 (shipped before) trained on with close looks at one die
 #           (--close-share 0.25, 0.4, 0.15: runs 11, 12, 13), on data/pack3;
 #   second: run $FROM (data/runs/$FROM/finder.pt, carried) trained on with data/pack4's
-#           other pictures (run 14), and with its top-down path mixed at stride 8 (run 15).
+#           other pictures (run 14), and with its top-down path mixed at stride 8 (run 15);
+#   third:  finder run 7 trained on with fewer close looks and smaller crops, on data/pack4
+#           (a sixteenth session): close share 0.1 with crops down to 0.3x (run 17) or
+#           0.45x (run 18), close share 0.05 with crops down to 0.3x (run 19).
 #
 # Run from the repository root, on a machine with a GPU and PyTorch:
 #   MINUTES=6 OUT=/tmp/out bash models/training/device_finder_runs.sh first
 #   MINUTES=4.5 FROM=f11 OUT=/tmp/out bash models/training/device_finder_runs.sh second
+#   MINUTES=7 OUT=/tmp/out bash models/training/device_finder_runs.sh third
 # (DEVICE=cpu WORKERS=1 MINUTES=0.3 tries it on a CPU.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,5 +38,13 @@ second)
     $RUN $P --lr 0.002 --mix-stride 8 --seed 25 --out data/runs/f15/finder.onnx > $OUT/f15.log 2>&1 &
     wait
     tar czf $OUT/finder-runs2.tgz -C data runs/f14 runs/f15
+    ;;
+third)
+    P="--packed data/pack4/finder.npz --init models/finder.onnx --lr 0.0015"
+    $RUN $P --close-share 0.1 --scales 0.3 1.6 --seed 27 --out data/runs/f17/finder.onnx > $OUT/f17.log 2>&1 &
+    $RUN $P --close-share 0.1 --scales 0.45 1.6 --seed 28 --out data/runs/f18/finder.onnx > $OUT/f18.log 2>&1 &
+    $RUN $P --close-share 0.05 --scales 0.3 1.6 --seed 29 --out data/runs/f19/finder.onnx > $OUT/f19.log 2>&1 &
+    wait
+    tar czf $OUT/finder-runs3.tgz -C data runs/f17 runs/f18 runs/f19
     ;;
 esac
