@@ -10,12 +10,15 @@
 #           other pictures (run 14), and with its top-down path mixed at stride 8 (run 15);
 #   third:  finder run 7 trained on with fewer close looks and smaller crops, on data/pack4
 #           (a sixteenth session): close share 0.1 with crops down to 0.3x (run 17) or
-#           0.45x (run 18), close share 0.05 with crops down to 0.3x (run 19).
+#           0.45x (run 18), close share 0.05 with crops down to 0.3x (run 19);
+#   fourth: run $FROM trained on as run 18 was, with data/pack3's pictures, at learning rates
+#           0.001 (run 20) and 0.0005 (run 21).
 #
 # Run from the repository root, on a machine with a GPU and PyTorch:
 #   MINUTES=6 OUT=/tmp/out bash models/training/device_finder_runs.sh first
 #   MINUTES=4.5 FROM=f11 OUT=/tmp/out bash models/training/device_finder_runs.sh second
 #   MINUTES=7 OUT=/tmp/out bash models/training/device_finder_runs.sh third
+#   MINUTES=5 FROM=f18 OUT=/tmp/out bash models/training/device_finder_runs.sh fourth
 # (DEVICE=cpu WORKERS=1 MINUTES=0.3 tries it on a CPU.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -46,5 +49,12 @@ third)
     $RUN $P --close-share 0.05 --scales 0.3 1.6 --seed 29 --out data/runs/f19/finder.onnx > $OUT/f19.log 2>&1 &
     wait
     tar czf $OUT/finder-runs3.tgz -C data runs/f17 runs/f18 runs/f19
+    ;;
+fourth)
+    P="--packed data/pack3/finder.npz --init data/runs/$FROM/finder.pt --close-share 0.1 --scales 0.45 1.6"
+    $RUN $P --lr 0.001 --seed 30 --out data/runs/f20/finder.onnx > $OUT/f20.log 2>&1 &
+    $RUN $P --lr 0.0005 --seed 31 --out data/runs/f21/finder.onnx > $OUT/f21.log 2>&1 &
+    wait
+    tar czf $OUT/finder-runs4.tgz -C data runs/f20 runs/f21
     ;;
 esac
