@@ -50,6 +50,9 @@ CACHE_LONG_PX = 640
 # a smaller one enlarged further is a blur that no camera gives.
 CLOSE_SOURCE_PX = 16
 CLOSE_MAX_ENLARGEMENT = 5.0
+# A close look's item side, finder pixels; the other crops' scale, times the inference scale.
+CLOSE_SIDES = (64.0, 224.0)
+SCALES = (0.55, 1.6)
 PRESENT_VISIBLE = 0.4
 IGNORED_VISIBLE = 0.1
 
@@ -122,8 +125,8 @@ def sample(
     crop: int,
     jpeg: float = 0.0,
     close: float = 0.0,
-    close_sides=(64.0, 224.0),
-    scales=(0.55, 1.6),
+    close_sides=CLOSE_SIDES,
+    scales=SCALES,
 ):
     """A random crop at a random scale with its targets on the stride-4 grid, or with
     probability `close` a close look at one item (`close_look`); with probability `jpeg` the
@@ -183,7 +186,7 @@ def sample(
     return canvas, heat, weight, size, offset, centres
 
 
-def batch_of(pictures: list[dict], rng: np.random.Generator, count: int, crop: int, jpeg: float = 0.0, close: float = 0.0, close_sides=(64.0, 224.0), scales=(0.55, 1.6)):
+def batch_of(pictures: list[dict], rng: np.random.Generator, count: int, crop: int, jpeg: float = 0.0, close: float = 0.0, close_sides=CLOSE_SIDES, scales=SCALES):
     parts = [sample(pictures[rng.integers(len(pictures))], rng, crop, jpeg, close, close_sides, scales) for _ in range(count)]
     images, heat, weight, size, offset, centres = (np.stack(p) for p in zip(*parts))
     x = torch.from_numpy(images).permute(0, 3, 1, 2).float() / 255.0
@@ -233,8 +236,8 @@ def main() -> None:
         "give the --init model's own",
     )
     parser.add_argument("--close-share", type=float, default=0.0, help="share of training crops that are a close look at one item")
-    parser.add_argument("--close-sides", type=float, nargs=2, default=(64.0, 224.0), metavar=("MIN", "MAX"), help="a close look's item side, finder pixels")
-    parser.add_argument("--scales", type=float, nargs=2, default=(0.55, 1.6), metavar=("MIN", "MAX"), help="a crop's scale, times the inference scale")
+    parser.add_argument("--close-sides", type=float, nargs=2, default=CLOSE_SIDES, metavar=("MIN", "MAX"), help="a close look's item side, finder pixels")
+    parser.add_argument("--scales", type=float, nargs=2, default=SCALES, metavar=("MIN", "MAX"), help="a crop's scale, times the inference scale")
     parser.add_argument("--packed", type=Path, nargs="+", help="train on pictures packed by pack_pictures.py instead of --real and --synth")
     parser.add_argument("--device", default="cpu", help="where the model trains (cpu, cuda); the crops are cut on the CPU")
     parser.add_argument("--workers", type=int, default=0, help="processes that cut batches while the model trains")
