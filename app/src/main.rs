@@ -141,6 +141,10 @@ enum Command {
         /// photos (four turns, coarse looks for close dice, a second look for small ones).
         #[arg(long)]
         live: bool,
+        /// Also write every false item (a reading that matches no labelled item) to this
+        /// file, a JSON object a line: picture, kind, box, confidence, uncertain.
+        #[arg(long)]
+        false_items: Option<PathBuf>,
     },
     /// Referees a recorded game headless: confirmed actions, illegal moves, desyncs.
     Referee {
@@ -392,7 +396,18 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             models,
             truth_boxes,
             live,
-        } => reader_cli::eval(out, &dir, models.as_deref(), json, truth_boxes, live),
+            false_items,
+        } => reader_cli::eval(
+            out,
+            &dir,
+            &reader_cli::EvalOptions {
+                models: models.as_deref(),
+                json,
+                truth_boxes,
+                live,
+                false_items: false_items.as_deref(),
+            },
+        ),
         Command::Referee {
             frames,
             setup,

@@ -499,6 +499,23 @@ struct Figures {
     /// Pictures with the most misses and false items, worst first.
     worst: Vec<(String, usize)>,
     ms_per_picture: f64,
+    /// The false items of the picture scored last (`eval --false-items`).
+    #[serde(skip)]
+    false_found: Vec<FalseItem>,
+}
+
+/// A reading that matches no labelled item, as `eval --false-items` writes it: one JSON
+/// object a line, for looking at the finder's mistakes or cutting them as the reader's
+/// "nothing" (`models/training/mine_negatives.py`).
+#[derive(Serialize)]
+struct FalseItem {
+    picture: String,
+    kind: &'static str,
+    /// x_min, y_min, x_max, y_max in pixels of the picture.
+    #[serde(rename = "box")]
+    box_px: [f32; 4],
+    confidence: f32,
+    uncertain: bool,
 }
 
 fn share(part: usize, whole: usize) -> f64 {
@@ -509,18 +526,36 @@ fn share(part: usize, whole: usize) -> f64 {
     }
 }
 
-pub fn eval(
-    out: &mut impl Write,
-    dir: &Path,
-    models: Option<&Path>,
-    as_json: bool,
-    truth_boxes: bool,
-    live: bool,
-) -> Result<Outcome> {
+/// How `eval` reads and reports.
+pub struct EvalOptions<'a> {
+    pub models: Option<&'a Path>,
+    pub json: bool,
+    /// The labelled boxes instead of the finder's: the reader alone.
+    pub truth_boxes: bool,
+    /// As a camera's frames are read, not as photos.
+    pub live: bool,
+    /// Where to write every false item, a JSON object a line.
+    pub false_items: Option<&'a Path>,
+}
+
+pub fn eval(out: &mut impl Write, dir: &Path, options: &EvalOptions) -> Result<Outcome> {
+    let EvalOptions {
+        models,
+        json: as_json,
+        truth_boxes,
+        live,
+        false_items,
+    } = *options;
     let set = labelled_set(dir)?;
     if set.is_empty() {
         bail!("{} holds no labelled pictures", dir.display());
     }
+    let mut false_file = match false_items {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+        )),
+        None => None,
+    };
     let mut reader = dice_reader(models)?;
     if live {
         reader.settings = ReaderSettings::live();
@@ -553,7 +588,18 @@ pub fn eval(
         }
         figures.pictures += 1;
         let picture_errors = score_picture(&picture.truths, &reading, &mut figures);
-        errors.push((picture.path.display().to_string(), picture_errors));
+        let name = picture.path.display().to_string();
+        for mut item in figures.false_found.drain(..) {
+            if let Some(file) = false_file.as_mut() {
+                item.picture.clone_from(&name);
+                writeln!(file, "{}", serde_json::to_string(&item)?)?;
+            }
+        }
+        errors.push((name, picture_errors));
+    }
+    if let (Some(file), Some(path)) = (false_file.as_mut(), false_items) {
+        file.flush()
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     errors.sort_by_key(|e| std::cmp::Reverse(e.1));
     figures.worst = errors.into_iter().filter(|e| e.1 > 0).take(10).collect();
@@ -570,6 +616,7 @@ pub fn eval(
 struct Prediction<'a> {
     is_die: bool,
     confidence: f32,
+    box_px: [f32; 4],
     at: [f32; 2],
     /// Value and colour of a die; player index and rank of a meeple.
     read: (u8, String),
@@ -585,6 +632,7 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         .map(|d| Prediction {
             is_die: true,
             confidence: d.confidence,
+            box_px: d.box_px,
             at: centre(d.box_px),
             read: (d.value, d.color.name().to_owned()),
             uncertain: d.uncertain,
@@ -593,6 +641,7 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         .chain(reading.meeples.iter().map(|m| Prediction {
             is_die: false,
             confidence: m.confidence,
+            box_px: m.box_px,
             at: centre(m.box_px),
             read: (m.player as u8, format!("{:?}", m.rank).to_lowercase()),
             uncertain: m.uncertain,
@@ -604,11 +653,12 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
     let mut errors = 0;
     for Prediction {
         is_die,
+        confidence,
+        box_px,
         at,
         read,
         uncertain,
         place,
-        ..
     } in &predictions
     {
         let nearest = truths
@@ -626,6 +676,13 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
             if !on_hidden {
                 figures.false_items += 1;
                 figures.false_unsure += usize::from(*uncertain);
+                figures.false_found.push(FalseItem {
+                    picture: String::new(),
+                    kind: if *is_die { "die" } else { "meeple" },
+                    box_px: *box_px,
+                    confidence: *confidence,
+                    uncertain: *uncertain,
+                });
                 errors += 1;
             }
             continue;

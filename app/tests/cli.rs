@@ -505,10 +505,39 @@ fn detect_refuses_an_unreadable_image() {
 
 #[test]
 fn eval_reports_found_and_read_dice_on_real_photos() {
-    let (code, stdout, stderr) = run(&["eval", "--json", &path("reader/real")]);
+    let false_file = temp_dir("eval").join("false-items.jsonl");
+    let (code, stdout, stderr) = run(&[
+        "eval",
+        "--json",
+        "--false-items",
+        false_file.to_str().unwrap(),
+        &path("reader/real"),
+    ]);
     assert_eq!(code, 0, "{stderr}");
     let figures: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(figures["pictures"], 15);
+    // Every false item counted is written, a line each, with its picture and box.
+    let false_items: Vec<serde_json::Value> = std::fs::read_to_string(&false_file)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(
+        Some(false_items.len() as u64),
+        figures["false_items"].as_u64()
+    );
+    for item in &false_items {
+        assert!(
+            item["picture"].as_str().unwrap().contains("reader/real"),
+            "{item}"
+        );
+        assert!(
+            ["die", "meeple"].contains(&item["kind"].as_str().unwrap()),
+            "{item}"
+        );
+        let b: Vec<f64> = serde_json::from_value(item["box"].clone()).unwrap();
+        assert!(b.len() == 4 && b[0] < b[2] && b[1] < b[3], "{item}");
+    }
     let dice = &figures["dice"];
     let counted = dice["counted"].as_u64().unwrap();
     assert!(counted > 50, "{stdout}");

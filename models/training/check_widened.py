@@ -25,7 +25,7 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=24)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
-    real = load_real(args.real, "val")
+    real = load_real([args.real], "val")
     pick = rng.choice(len(real["crops"]), 256, replace=False)
     x, _ = augment({k: v[pick] for k, v in real.items()}, rng)
     narrow = Reader(onnx_reader_width(args.model))

@@ -64,7 +64,7 @@ def main() -> None:
     session = ort.InferenceSession(str(args.model), providers=["CPUExecutionProvider"])
 
     sets = []
-    real = load_real(args.real, args.split)
+    real = load_real([args.real], args.split)
     stored = open_crops(args.real)
     sources = stored["sources"][stored["splits"] == args.split]
     for source in sorted(set(sources)):

@@ -54,23 +54,25 @@ IGNORE = -1
 
 
 def load_real(
-    path: Path,
+    paths: list[Path],
     split: str,
     source_weights: dict[str, float] | None = None,
     colours: bool = False,
     leave_out: list[str] | None = None,
 ) -> dict[str, np.ndarray]:
-    """The real crops of one split; `source_weights` weighs how often each dataset's crops
+    """The real crops of one split, from one or more crops.npz files (prepare_real.py's,
+    and the hard negatives of mine_negatives.py); `source_weights` weighs how often each dataset's crops
     are drawn (1 where unnamed); with `colours`, byler-d6's dice carry the colour classes
     prepare_real.py gave them (from the dataset's unreviewed estimate). `leave_out` drops
     every group that holds a photo of the datasets named (their copies in other datasets
     share their group)."""
-    data = open_crops(path)
+    files = [open_crops(path) for path in paths]
+    data = {k: np.concatenate([f[k] for f in files]) for k in ("crops", "values", "colours", "splits", "sources", "groups")}
     keep = data["splits"] == split
     if leave_out:
         unknown = sorted(set(leave_out) - set(np.unique(data["sources"]).tolist()))
         if unknown:
-            raise SystemExit(f"--leave-out: no dataset {', '.join(unknown)} in {path}")
+            raise SystemExit(f"--leave-out: no dataset {', '.join(unknown)} in {', '.join(map(str, paths))}")
         left_out = np.unique(data["groups"][np.isin(data["sources"], leave_out)])
         keep &= ~np.isin(data["groups"], left_out)
     crops = data["crops"][keep]
@@ -376,7 +378,13 @@ def evaluate(model: torch.nn.Module, data: dict[str, np.ndarray], finder: bool =
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--real", type=Path, default=Path("data/real/crops.npz"))
+    parser.add_argument(
+        "--real",
+        type=Path,
+        nargs="+",
+        default=[Path("data/real/crops.npz")],
+        help="prepare_real.py's crops, and mine_negatives.py's hard negatives of the same photos if wanted",
+    )
     parser.add_argument("--synth", type=Path, nargs="+", default=[Path("data/synth/train/crops.npz")])
     parser.add_argument("--synth-val", type=Path, default=Path("data/synth/val/crops.npz"))
     parser.add_argument("--steps", type=int, default=1500)
