@@ -13,40 +13,49 @@
 #
 # Run from the repository root, on a machine with a GPU and PyTorch:
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh first
-#   MINUTES=7.5 OUT=/tmp/out bash models/training/device_runs.sh mined
+#   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh mined
 # (DEVICE=cpu WORKERS=1 MINUTES=0.3 tries it on a CPU.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
 MINUTES=${MINUTES:-6.5} DEVICE=${DEVICE:-cuda} WORKERS=${WORKERS:-3}
-S="--real data/pack/real.npz --synth data/pack2/synth4-train.npz data/pack/synth4-train-b-0.npz data/pack2/synth4-train-b-1.npz --synth-val data/pack/synth4-val.npz"
-W="--small-share 0.25 --real-share 0.55 --jpeg-share 0.5 --unsure-covered"
+REAL="data/pack/real.npz"
+SYNTH="data/pack2/synth4-train.npz data/pack/synth4-train-b-0.npz data/pack2/synth4-train-b-1.npz"
+S="--real $REAL --synth $SYNTH"
+W="--synth-val data/pack/synth4-val.npz --small-share 0.25 --real-share 0.55 --jpeg-share 0.5 --unsure-covered"
 NEW="--polarity-share 0.25 --swirl-share 0.3"
-RUN="timeout $(python3 -c "print(int($MINUTES * 60 + 180))") python3 models/training/train_reader.py --device $DEVICE --bf16 --steps 100000 --minutes $MINUTES --eval-every 1000 $S $W"
+TRAIN="timeout $(python3 -c "print(int($MINUTES * 60 + 180))") python3 models/training/train_reader.py --device $DEVICE --bf16 --width 16 --steps 100000 --minutes $MINUTES --eval-every 1000 $W"
+
+# run NAME ARGUMENTS...: one run in the background, into data/runs/NAME, its log in $OUT.
+run() {
+    local name=$1
+    shift
+    $TRAIN "$@" --out data/runs/$name/reader.onnx > $OUT/$name.log 2>&1 &
+}
 
 case ${1:-first} in
 first)
     # Dice nobody here has seen: without byler-d6, from scratch, without and with the new looks.
-    LOO="--width 16 --leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003 --seed 41 --workers $((WORKERS + 1))"
-    $RUN $LOO --out data/runs/loo3/reader.onnx > $OUT/loo3.log 2>&1 &
-    $RUN $LOO $NEW --out data/runs/loo4/reader.onnx > $OUT/loo4.log 2>&1 &
+    LOO="$S --leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003 --seed 41 --workers $((WORKERS + 1))"
+    run loo3 $LOO
+    run loo4 $LOO $NEW
     # The shipped reader (run 21) trained on with every dataset, without and with the new looks.
-    ALL="--width 16 --init models/reader.onnx --source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours --lr 0.001 --seed 42 --workers $WORKERS"
-    $RUN $ALL --out data/runs/r22/reader.onnx > $OUT/r22.log 2>&1 &
-    $RUN $ALL $NEW --out data/runs/r23/reader.onnx > $OUT/r23.log 2>&1 &
+    ALL="$S --init models/reader.onnx --source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours --lr 0.001 --seed 42 --workers $WORKERS"
+    run r22 $ALL
+    run r23 $ALL $NEW
     wait
     tar czf $OUT/runs.tgz -C data runs
     ;;
 mined)
     # Hard negatives: the false items of the shipped finder and reader on the training
     # pictures, cut as the reader's "nothing" (mine_negatives.py; packed in data/pack5).
-    NEG="--real data/pack/real.npz data/pack5/real-negatives.npz --synth data/pack2/synth4-train.npz data/pack/synth4-train-b-0.npz data/pack2/synth4-train-b-1.npz data/pack5/synth-negatives.npz"
-    ALL="--width 16 --init models/reader.onnx --source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours --lr 0.001 --seed 62 --workers $WORKERS $NEW"
-    $RUN $ALL --out data/runs/r27/reader.onnx > $OUT/r27.log 2>&1 &
-    $RUN $ALL $NEG --out data/runs/r28/reader.onnx > $OUT/r28.log 2>&1 &
-    LOO="--width 16 --leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003 --seed 63 --workers $WORKERS $NEW"
-    $RUN $LOO --out data/runs/loo9/reader.onnx > $OUT/loo9.log 2>&1 &
-    $RUN $LOO $NEG --out data/runs/loo10/reader.onnx > $OUT/loo10.log 2>&1 &
+    NEG="--real $REAL data/pack5/real-negatives.npz --synth $SYNTH data/pack5/synth-negatives.npz"
+    ALL="--init models/reader.onnx --source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours --lr 0.001 --seed 62 --workers $WORKERS $NEW"
+    run r27 $S $ALL
+    run r28 $NEG $ALL
+    LOO="--leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003 --seed 63 --workers $WORKERS $NEW"
+    run loo9 $S $LOO
+    run loo10 $NEG $LOO
     wait
     tar czf $OUT/runs-mined.tgz -C data runs/r27 runs/r28 runs/loo9 runs/loo10
     ;;
