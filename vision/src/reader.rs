@@ -56,6 +56,12 @@ const COARSE_DIE_PX: f32 = 48.0;
 /// The finer looks' items centred in such a die and shorter than this share of its side
 /// are its parts.
 const PART_OF_DIE: f32 = 0.6;
+/// A die shorter than this share of the median die of its image is a speck
+/// (`ReaderSettings::speck_share`; chosen on the validation photos, `models/README.md`:
+/// the largest share that drops none of their dice), where at least SPECK_MIN_DICE dice
+/// were read.
+const SPECK_SHARE: f32 = 0.35;
+const SPECK_MIN_DICE: usize = 3;
 /// A die's side over a standing meeple's height, about.
 const MEEPLE_TO_DIE: f32 = 0.6;
 
@@ -214,6 +220,11 @@ pub struct ReaderSettings {
     /// COARSE_LOOKS_LONG_PX, and the large dice it finds there replace what the finer looks
     /// found inside them.
     pub coarse_look: bool,
+    /// A die shorter than this share of the median side of the dice read in the same
+    /// image (when there are at least SPECK_MIN_DICE) is a speck taken for a die (a hole
+    /// in a tray, a dot of print) and is not reported: the dice of one photo stand at
+    /// much the same distance, or are at most a few sizes. `None`: every die is kept.
+    pub speck_share: Option<f32>,
 }
 
 /// Each crop read in this many views, turned by half or quarter turns, and the
@@ -247,6 +258,7 @@ impl Default for ReaderSettings {
             turns: Turns::Four,
             second_look: Some(SECOND_LOOK_DIE_PX),
             coarse_look: true,
+            speck_share: Some(SPECK_SHARE),
         }
     }
 }
@@ -390,7 +402,11 @@ impl DiceReader {
     /// Every die and meeple in the image.
     pub fn read(&mut self, image: &RgbImage) -> Result<Reading, VisionError> {
         let found = self.find(image)?;
-        self.read_found(image, &found)
+        let mut reading = self.read_found(image, &found)?;
+        if let Some(share) = self.settings.speck_share {
+            reading.dice = without_specks(reading.dice, share);
+        }
+        Ok(reading)
     }
 
     /// The finder alone: candidate places, strongest first. A first look at the frame
@@ -939,6 +955,20 @@ impl HeatMap {
     }
 }
 
+/// `dice` but for those shorter than `share` of their median side, when there are at
+/// least SPECK_MIN_DICE.
+fn without_specks(dice: Vec<DieReading>, share: f32) -> Vec<DieReading> {
+    if dice.len() < SPECK_MIN_DICE {
+        return dice;
+    }
+    let mut sides: Vec<f32> = dice.iter().map(|d| side(d.box_px)).collect();
+    sides.sort_by(f32::total_cmp);
+    let shortest = share * sides[sides.len() / 2];
+    dice.into_iter()
+        .filter(|d| side(d.box_px) >= shortest)
+        .collect()
+}
+
 /// A box's longer side.
 fn side(box_px: BoxPx) -> f32 {
     (box_px[2] - box_px[0]).max(box_px[3] - box_px[1])
@@ -1108,6 +1138,32 @@ mod tests {
         ];
         let kept = without_duplicates(items, |&(b, c)| (b, c));
         assert_eq!(kept.iter().map(|k| k.1).collect::<Vec<_>>(), vec![0.9, 0.5]);
+    }
+
+    #[test]
+    fn a_speck_far_smaller_than_the_dice_beside_it_is_dropped() {
+        let die = |x: f32, side: f32| DieReading {
+            color: DieColor::Other,
+            value: 1,
+            box_px: [x, 0.0, x + side, side],
+            confidence: 0.9,
+            value_confidence: 0.9,
+            color_confidence: 0.9,
+            uncertain: false,
+            place: None,
+        };
+        let sides = |dice: &[DieReading]| dice.iter().map(|d| side(d.box_px)).collect::<Vec<_>>();
+        // Dice of two sizes stay; a hole in the tray a third of their side goes.
+        let tray = vec![
+            die(0.0, 40.0),
+            die(50.0, 38.0),
+            die(100.0, 20.0),
+            die(150.0, 12.0),
+        ];
+        assert_eq!(sides(&without_specks(tray, 0.35)), vec![40.0, 38.0, 20.0]);
+        // Too few dice to know their size: nothing is dropped.
+        let two = vec![die(0.0, 40.0), die(50.0, 8.0)];
+        assert_eq!(without_specks(two, 0.35).len(), 2);
     }
 
     #[test]
