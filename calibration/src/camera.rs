@@ -100,6 +100,41 @@ impl Intrinsics {
         )
     }
 
+    /// Whether the radial model is a lens over a `width` x `height` picture: it keeps
+    /// growing out to the farthest corner, with room to spare, so that `undistort` is exact
+    /// everywhere in it. Too strong a barrel distortion (`k1` far below zero for the field
+    /// of view) folds back inside the picture: the pixels past the fold have no straight
+    /// view, and `undistort` returns scraps of the picture there. Checked where the fixed
+    /// point of `undistort` contracts by at most FIXED_POINT_CONTRACTION a step, which also
+    /// makes its 20 steps exact to a small fraction of a pixel.
+    pub fn inverts_over(&self, width: u32, height: u32) -> bool {
+        const FIXED_POINT_CONTRACTION: f64 = 0.6;
+        const STEP: f64 = 1e-3;
+        let farthest = [0.0, f64::from(width)]
+            .iter()
+            .flat_map(|&u| [0.0, f64::from(height)].map(|v| (u, v)))
+            .map(|(u, v)| ((u - self.cx_px) / self.fx_px).hypot((v - self.cy_px) / self.fy_px))
+            .fold(0.0, f64::max);
+        // Out from the centre in straight radii r, up to the one the farthest corner sees.
+        let mut r: f64 = 0.0;
+        loop {
+            let r2 = r * r;
+            let distortion = 1.0 + self.k1 * r2 + self.k2 * r2 * r2;
+            if distortion <= 0.0 {
+                return false;
+            }
+            if r * distortion >= farthest {
+                return true;
+            }
+            // The fixed point's contraction: |r D'(r) / D(r)|.
+            let contraction = (2.0 * self.k1 * r2 + 4.0 * self.k2 * r2 * r2) / distortion;
+            if contraction.abs() > FIXED_POINT_CONTRACTION {
+                return false;
+            }
+            r += STEP;
+        }
+    }
+
     /// Pixels of a table point without distortion (the pinhole part only).
     pub fn project_pinhole(&self, p_camera: &Point3<f64>) -> Option<Point2<f64>> {
         Self {
@@ -231,5 +266,44 @@ mod tests {
                 "{back:?}"
             );
         }
+    }
+
+    /// How far a pixel lands from itself when undistorted and distorted again.
+    fn round_trip_px(intrinsics: &Intrinsics, u: f64, v: f64) -> f64 {
+        let straight = intrinsics.undistort(&Point2::new(u, v));
+        let normalized = Vector2::new(
+            (straight.x - intrinsics.cx_px) / intrinsics.fx_px,
+            (straight.y - intrinsics.cy_px) / intrinsics.fy_px,
+        );
+        let distorted = normalized * intrinsics.distortion(normalized);
+        let back = Point2::new(
+            intrinsics.fx_px * distorted.x + intrinsics.cx_px,
+            intrinsics.fy_px * distorted.y + intrinsics.cy_px,
+        );
+        (back - Point2::new(u, v)).norm()
+    }
+
+    #[test]
+    fn a_lens_that_folds_inside_its_picture_is_told_from_one_that_does_not() {
+        let mut webcam = Intrinsics::from_field_of_view(1280, 720, 70.0);
+        webcam.k1 = -0.12;
+        webcam.k2 = 0.02;
+        assert!(webcam.inverts_over(1280, 720));
+        for (u, v) in [(0.0, 0.0), (1280.0, 720.0), (0.0, 720.0), (640.0, 0.0)] {
+            assert!(round_trip_px(&webcam, u, v) < 0.01);
+        }
+        // The lens of a rendered scene whose corners were smeared (seed 3100, scene 77).
+        let folded = Intrinsics {
+            fx_px: 811.7,
+            fy_px: 816.5,
+            cx_px: 658.0,
+            cy_px: 367.2,
+            k1: -0.26,
+            k2: -0.011,
+        };
+        assert!(!folded.inverts_over(1280, 720));
+        assert!(round_trip_px(&folded, 0.0, 0.0) > 10.0);
+        // Its middle is undistorted exactly still.
+        assert!(round_trip_px(&folded, 700.0, 400.0) < 0.01);
     }
 }

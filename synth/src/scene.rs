@@ -124,7 +124,10 @@ impl Shot {
 }
 
 /// A webcam's lens: its horizontal field of view (55 to 80 degrees) and intrinsics, with a
-/// slightly off centre and its own distortion.
+/// slightly off centre and its own distortion; a distortion drawn too strong for the field
+/// of view, one that would fold back inside the picture (`Intrinsics::inverts_over`; a
+/// tenth of the wide lenses drawn), is weakened until it does not: a real lens shows its
+/// whole picture, where the folded model smeared scraps of it over the corners.
 fn webcam_lens(width: usize, height: usize, rng: &mut impl Rng) -> (f64, Intrinsics) {
     let fov = rng.random_range(55.0..80.0);
     let mut intrinsics = Intrinsics::from_field_of_view(width as u32, height as u32, fov);
@@ -133,6 +136,10 @@ fn webcam_lens(width: usize, height: usize, rng: &mut impl Rng) -> (f64, Intrins
     intrinsics.fy_px *= rng.random_range(0.99..1.01);
     intrinsics.k1 = rng.random_range(-0.28..0.03);
     intrinsics.k2 = rng.random_range(-0.02..0.08);
+    while !intrinsics.inverts_over(width as u32, height as u32) {
+        intrinsics.k1 *= 0.9;
+        intrinsics.k2 *= 0.9;
+    }
     (fov, intrinsics)
 }
 

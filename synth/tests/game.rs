@@ -80,6 +80,9 @@ fn fingerprint(bytes: &[u8]) -> u64 {
 /// every game. If a change to the renderer is meant to change games, measure those figures
 /// again and write the new fingerprints here. The fingerprints are of the JPEG files: an
 /// update of the image crate's encoder changes them too, without changing the games.
+/// (Changed on 2026-11-28: a lens drawn too strong for its picture is weakened now, and
+/// this game's 4:3 frames had one. The demo's game keeps its frames; of the validation
+/// games, seed 32's lens folded in its corners, and it changes.)
 #[test]
 fn a_rendered_game_keeps_its_frames() {
     let studio = Studio::new().unwrap();
@@ -104,11 +107,11 @@ fn a_rendered_game_keeps_its_frames() {
         (
             76,
             vec![
-                14237647093375346279,
-                16340466004631862886,
-                17636934668180895102
+                17490317553806899382,
+                15142090091326400745,
+                18353159319036103112
             ],
-            4111638307979140034
+            8467202620864822295
         ),
         "the rendered game changed"
     );

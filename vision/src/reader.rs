@@ -38,7 +38,7 @@ const READER_INPUT: [usize; 4] = [1, 3, READER_PX as usize, READER_PX as usize];
 const READER_CONTEXT: f32 = 1.5;
 /// The side of a die, in the finder's pixels, that a second look aims at, and the die it
 /// aims it at: the first look's dice at this quantile of their sides, the small ones of a
-/// photo whose dice are near and far (both chosen on validation photos, `models/README.md`).
+/// photo whose dice are near and far (both chosen on validation photos, `models/HISTORY.md`).
 const SECOND_LOOK_DIE_PX: f32 = 26.0;
 const SECOND_LOOK_QUANTILE: f32 = 0.1;
 /// A second look's item is kept where the first look's heat, of either kind, reached this
@@ -51,13 +51,13 @@ const LARGE_FINDER_PX: f32 = 96.0;
 const COARSE_LOOKS_LONG_PX: [u32; 2] = [256, 128];
 /// A die a coarse look finds at least this long, in its pixels, is one too close for the
 /// finer looks, which may have taken its pips or faces for dice (chosen on close photos
-/// made of the validation photos, `models/README.md`).
+/// made of the validation photos, `models/HISTORY.md`).
 const COARSE_DIE_PX: f32 = 48.0;
 /// The finer looks' items centred in such a die and shorter than this share of its side
 /// are its parts.
 const PART_OF_DIE: f32 = 0.6;
 /// A die shorter than this share of the median die of its image is a speck
-/// (`ReaderSettings::speck_share`; chosen on the validation photos, `models/README.md`:
+/// (`ReaderSettings::speck_share`; chosen on the validation photos, `models/HISTORY.md`:
 /// the largest share that drops none of their dice), where at least SPECK_MIN_DICE dice
 /// were read.
 const SPECK_SHARE: f32 = 0.35;
@@ -191,7 +191,7 @@ pub struct Reading {
     pub meeples: Vec<MeepleReading>,
 }
 
-/// Thresholds of the reader (chosen on validation data, see `models/README.md`).
+/// Thresholds of the reader (chosen on validation data, see `models/HISTORY.md`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReaderSettings {
     /// The finder's heat above which a place is looked at by the reader.
@@ -402,11 +402,16 @@ impl DiceReader {
     /// Every die and meeple in the image.
     pub fn read(&mut self, image: &RgbImage) -> Result<Reading, VisionError> {
         let found = self.find(image)?;
-        let mut reading = self.read_found(image, &found)?;
+        let reading = self.read_found(image, &found)?;
+        Ok(self.without_specks(reading))
+    }
+
+    /// `reading` without the dice `settings.speck_share` calls specks.
+    fn without_specks(&self, mut reading: Reading) -> Reading {
         if let Some(share) = self.settings.speck_share {
             reading.dice = without_specks(reading.dice, share);
         }
-        Ok(reading)
+        reading
     }
 
     /// The finder alone: candidate places, strongest first. A first look at the frame
@@ -611,7 +616,7 @@ impl DiceReader {
             .filter(|f| moved.touches(f.box_px))
             .collect();
         let reading = self.read_found(image, &found)?;
-        Ok(with_kept(reading, previous, moved))
+        Ok(self.without_specks(with_kept(reading, previous, moved)))
     }
 
     /// Reads again, in a still frame, what stands in the blocks `region` (those that moved
@@ -653,7 +658,7 @@ impl DiceReader {
             .collect::<Vec<_>>();
         found.extend(known);
         let reading = self.read_found(image, &found)?;
-        Ok(with_kept(reading, previous, region))
+        Ok(self.without_specks(with_kept(reading, previous, region)))
     }
 
     /// The reader over given places (found by the finder, or known from a calibration).
