@@ -56,12 +56,11 @@ const COARSE_DIE_PX: f32 = 48.0;
 /// The finer looks' items centred in such a die and shorter than this share of its side
 /// are its parts.
 const PART_OF_DIE: f32 = 0.6;
-/// A die shorter than this share of the median die of its image is a speck
-/// (`ReaderSettings::speck_share`; chosen on the validation photos, `models/HISTORY.md`:
-/// the largest share that drops none of their dice), where at least SPECK_MIN_DICE dice
-/// were read.
+/// A die read unsure and shorter than this share of the median of the SPECK_NEIGHBOURS
+/// dice nearest it is a speck (`ReaderSettings::speck_share`; chosen on the validation
+/// photos and mosaics, `models/HISTORY.md`).
 const SPECK_SHARE: f32 = 0.35;
-const SPECK_MIN_DICE: usize = 3;
+const SPECK_NEIGHBOURS: usize = 3;
 /// A die's side over a standing meeple's height, about.
 const MEEPLE_TO_DIE: f32 = 0.6;
 
@@ -220,10 +219,10 @@ pub struct ReaderSettings {
     /// COARSE_LOOKS_LONG_PX, and the large dice it finds there replace what the finer looks
     /// found inside them.
     pub coarse_look: bool,
-    /// A die shorter than this share of the median side of the dice read in the same
-    /// image (when there are at least SPECK_MIN_DICE) is a speck taken for a die (a hole
-    /// in a tray, a dot of print) and is not reported: the dice of one photo stand at
-    /// much the same distance, or are at most a few sizes. `None`: every die is kept.
+    /// A die read unsure and shorter than this share of the dice nearest it (their median
+    /// side) is a speck taken for a die (a hole in a tray, a dot of print) and is not
+    /// reported: dice side by side stand at much the same distance. `None`: every die is
+    /// kept.
     pub speck_share: Option<f32>,
 }
 
@@ -960,17 +959,40 @@ impl HeatMap {
     }
 }
 
-/// `dice` but for those shorter than `share` of their median side, when there are at
-/// least SPECK_MIN_DICE.
+/// `dice` but for the specks: dice read unsure and shorter than `share` of the median side
+/// of the SPECK_NEIGHBOURS dice nearest them (when there are that many others). Nearest,
+/// not all: a photo seen at a slant, or photos side by side, hold dice of very different
+/// sizes, each among dice of its own size.
 fn without_specks(dice: Vec<DieReading>, share: f32) -> Vec<DieReading> {
-    if dice.len() < SPECK_MIN_DICE {
+    if dice.len() <= SPECK_NEIGHBOURS {
         return dice;
     }
-    let mut sides: Vec<f32> = dice.iter().map(|d| side(d.box_px)).collect();
-    sides.sort_by(f32::total_cmp);
-    let shortest = share * sides[sides.len() / 2];
-    dice.into_iter()
-        .filter(|d| side(d.box_px) >= shortest)
+    let centre = |d: &DieReading| {
+        let [x0, y0, x1, y1] = d.box_px;
+        ((x0 + x1) / 2.0, (y0 + y1) / 2.0)
+    };
+    let speck: Vec<bool> = (dice.iter().enumerate())
+        .map(|(i, die)| {
+            if !die.uncertain {
+                return false;
+            }
+            let (x, y) = centre(die);
+            let mut nearest: Vec<(f32, f32)> = (dice.iter().enumerate())
+                .filter(|&(j, _)| j != i)
+                .map(|(_, other)| {
+                    let (ox, oy) = centre(other);
+                    ((ox - x).hypot(oy - y), side(other.box_px))
+                })
+                .collect();
+            nearest.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut sides: Vec<f32> = nearest[..SPECK_NEIGHBOURS].iter().map(|n| n.1).collect();
+            sides.sort_by(f32::total_cmp);
+            side(die.box_px) < share * sides[SPECK_NEIGHBOURS / 2]
+        })
+        .collect();
+    (dice.into_iter().zip(speck))
+        .filter(|(_, speck)| !speck)
+        .map(|(die, _)| die)
         .collect()
 }
 
@@ -1147,28 +1169,50 @@ mod tests {
 
     #[test]
     fn a_speck_far_smaller_than_the_dice_beside_it_is_dropped() {
-        let die = |x: f32, side: f32| DieReading {
+        let die = |x: f32, side: f32, uncertain: bool| DieReading {
             color: DieColor::Other,
             value: 1,
             box_px: [x, 0.0, x + side, side],
             confidence: 0.9,
             value_confidence: 0.9,
             color_confidence: 0.9,
-            uncertain: false,
+            uncertain,
             place: None,
         };
         let sides = |dice: &[DieReading]| dice.iter().map(|d| side(d.box_px)).collect::<Vec<_>>();
-        // Dice of two sizes stay; a hole in the tray a third of their side goes.
+        // A tray's hole a quarter of the dice beside it, read unsure, goes; the same read
+        // sure, and a die half their size, stay.
         let tray = vec![
-            die(0.0, 40.0),
-            die(50.0, 38.0),
-            die(100.0, 20.0),
-            die(150.0, 12.0),
+            die(0.0, 40.0, false),
+            die(50.0, 38.0, false),
+            die(100.0, 42.0, false),
+            die(150.0, 10.0, true),
+            die(170.0, 20.0, true),
         ];
-        assert_eq!(sides(&without_specks(tray, 0.35)), vec![40.0, 38.0, 20.0]);
+        assert_eq!(
+            sides(&without_specks(tray.clone(), 0.35)),
+            vec![40.0, 38.0, 42.0, 20.0]
+        );
+        let mut sure = tray;
+        sure[3].uncertain = false;
+        assert_eq!(without_specks(sure, 0.35).len(), 5);
+        // Small dice far away among dice of their own size stay.
+        let far = vec![
+            die(0.0, 60.0, false),
+            die(70.0, 60.0, false),
+            die(140.0, 60.0, false),
+            die(2000.0, 15.0, true),
+            die(2020.0, 14.0, true),
+            die(2040.0, 15.0, true),
+        ];
+        assert_eq!(without_specks(far, 0.35).len(), 6);
         // Too few dice to know their size: nothing is dropped.
-        let two = vec![die(0.0, 40.0), die(50.0, 8.0)];
-        assert_eq!(without_specks(two, 0.35).len(), 2);
+        let three = vec![
+            die(0.0, 40.0, false),
+            die(50.0, 40.0, false),
+            die(100.0, 8.0, true),
+        ];
+        assert_eq!(without_specks(three, 0.35).len(), 3);
     }
 
     #[test]
