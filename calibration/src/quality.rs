@@ -54,6 +54,17 @@ pub fn view_quality(
     let pixel = |point: TablePoint| camera.project(point).map(|p| [p.x, p.y]);
     let mut zones = Vec::new();
     let mut warnings = Vec::new();
+    if !camera
+        .intrinsics
+        .inverts_over(width_px as u32, height_px as u32)
+    {
+        warnings.push(
+            "the lens fitted to this view bends back on itself near the frame's edges, so \
+             places there are unsure: calibrate again with the mat over more of the frame, \
+             or with a second view"
+                .to_owned(),
+        );
+    }
     for zone in &layout.zones {
         let [x, y] = zone.center_mm;
         let [w, h] = zone.size_mm;

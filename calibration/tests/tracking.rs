@@ -206,3 +206,20 @@ fn a_distant_low_resolution_camera_is_warned_about() {
         poor.warnings
     );
 }
+
+#[test]
+fn a_lens_fit_that_folds_inside_the_frame_is_warned_about() {
+    let layout = MatLayout::a2();
+    let mut folded = true_camera();
+    folded.intrinsics.k1 = -0.6;
+    folded.intrinsics.k2 = 0.0;
+    let quality = view_quality(&folded, &layout, 1280, 720);
+    assert!(
+        quality
+            .warnings
+            .iter()
+            .any(|w| w.contains("bends back on itself")),
+        "{:?}",
+        quality.warnings
+    );
+}
