@@ -967,20 +967,16 @@ fn without_specks(dice: Vec<DieReading>, share: f32) -> Vec<DieReading> {
     if dice.len() <= SPECK_NEIGHBOURS {
         return dice;
     }
-    let centre = |d: &DieReading| {
-        let [x0, y0, x1, y1] = d.box_px;
-        ((x0 + x1) / 2.0, (y0 + y1) / 2.0)
-    };
     let speck: Vec<bool> = (dice.iter().enumerate())
         .map(|(i, die)| {
             if !die.uncertain {
                 return false;
             }
-            let (x, y) = centre(die);
+            let (x, y) = centre(die.box_px);
             let mut nearest: Vec<(f32, f32)> = (dice.iter().enumerate())
                 .filter(|&(j, _)| j != i)
                 .map(|(_, other)| {
-                    let (ox, oy) = centre(other);
+                    let (ox, oy) = centre(other.box_px);
                     ((ox - x).hypot(oy - y), side(other.box_px))
                 })
                 .collect();
@@ -1001,9 +997,15 @@ fn side(box_px: BoxPx) -> f32 {
     (box_px[2] - box_px[0]).max(box_px[3] - box_px[1])
 }
 
+/// A box's centre.
+fn centre(box_px: BoxPx) -> (f32, f32) {
+    let [x0, y0, x1, y1] = box_px;
+    ((x0 + x1) / 2.0, (y0 + y1) / 2.0)
+}
+
 /// Whether the centre of `inner` lies in `outer`.
 fn inside(inner: BoxPx, outer: BoxPx) -> bool {
-    let (x, y) = ((inner[0] + inner[2]) / 2.0, (inner[1] + inner[3]) / 2.0);
+    let (x, y) = centre(inner);
     (outer[0]..=outer[2]).contains(&x) && (outer[1]..=outer[3]).contains(&y)
 }
 
