@@ -268,19 +268,15 @@ mod tests {
         }
     }
 
-    /// How far a pixel lands from itself when undistorted and distorted again.
+    /// How far a pixel lands from itself when undistorted and projected again.
     fn round_trip_px(intrinsics: &Intrinsics, u: f64, v: f64) -> f64 {
         let straight = intrinsics.undistort(&Point2::new(u, v));
-        let normalized = Vector2::new(
+        let ray = Point3::new(
             (straight.x - intrinsics.cx_px) / intrinsics.fx_px,
             (straight.y - intrinsics.cy_px) / intrinsics.fy_px,
+            1.0,
         );
-        let distorted = normalized * intrinsics.distortion(normalized);
-        let back = Point2::new(
-            intrinsics.fx_px * distorted.x + intrinsics.cx_px,
-            intrinsics.fy_px * distorted.y + intrinsics.cy_px,
-        );
-        (back - Point2::new(u, v)).norm()
+        (intrinsics.project(&ray).unwrap() - Point2::new(u, v)).norm()
     }
 
     #[test]
