@@ -270,9 +270,19 @@ impl TableReader {
     ) -> Result<(Reading, Observation), VisionError> {
         let camera_in_doubt = self.track(image);
         let moved = self.motion.compare(image);
-        let hand = moved.largest_region() >= HAND_BLOCKS;
+        // A hand or an arm moving over the table moves many blocks from one frame to the
+        // next. Nothing settles under it and the referee counts none of its frames, so it
+        // is not read: the last reading stands (a covered zone keeps it), and the frame it
+        // was read from stays the one later frames are compared with, so the first frame
+        // after the hand reads what the hand changed.
+        let hand = self.motion.step().largest_region() >= HAND_BLOCKS;
+        let under_hand = hand && !camera_in_doubt && self.last.is_some();
         let mut repeated = false;
         let mut reading = match (&self.last, &mut self.settling) {
+            (Some(last), _) if under_hand => {
+                repeated = true;
+                last.clone()
+            }
             (None, _) => self.reader.read(image)?,
             (Some(last), _) if moved.any() => self.reader.read_moved(image, last, &moved)?,
             (Some(_), Some(settling)) => {
@@ -290,7 +300,7 @@ impl TableReader {
                 last.clone()
             }
         };
-        if moved.any() {
+        if moved.any() && !under_hand {
             self.motion.mark_read();
             let blocks = match self.settling.take() {
                 Some(mut settling) => {
@@ -383,6 +393,51 @@ mod tests {
         let mut read = vec![false; FRESH_READS as usize + 1];
         read.push(true);
         assert_eq!(repeated, read);
+    }
+
+    #[test]
+    fn a_hand_over_the_table_is_not_read_and_what_it_changed_is_read_after_it() {
+        let (image, camera, state) = front_view();
+        let mut table =
+            TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2(), 5);
+        let (first, _) = table.observe(&image, &state, 0, 0.0).unwrap();
+        // A hand (a skin-coloured patch) sweeping over the middle of the table, frame
+        // after frame, then gone, leaving a pink die where there was none.
+        let (width, height) = image.dimensions();
+        let paint = |x0: u32, y0: u32, side: u32, color: [u8; 3]| {
+            let mut frame = image.clone();
+            for y in y0..(y0 + side).min(height) {
+                for x in x0..(x0 + side).min(width) {
+                    frame.put_pixel(x, y, image::Rgb(color));
+                }
+            }
+            frame
+        };
+        let skin = [214, 162, 140];
+        for (frame, x0) in [(1, 300), (2, 420), (3, 540)] {
+            let (reading, observation) = table
+                .observe(
+                    &paint(x0, 200, 260, skin),
+                    &state,
+                    frame,
+                    0.1 * frame as f64,
+                )
+                .unwrap();
+            assert!(observation.covered.contains(&Zone::Table), "frame {frame}");
+            assert!(observation.repeated, "frame {frame} was read");
+            assert_eq!(reading.dice.len(), first.dice.len(), "frame {frame}");
+        }
+        // The hand gone: its last frame moved against this one, then the die it left is
+        // read, its blocks compared with the frame read before the hand.
+        let after = paint(640, 360, 28, [235, 80, 160]);
+        let (_, observation) = table.observe(&after, &state, 4, 0.4).unwrap();
+        assert!(observation.covered.contains(&Zone::Table));
+        let (_, observation) = table.observe(&after, &state, 5, 0.5).unwrap();
+        assert!(observation.covered.is_empty() && !observation.repeated);
+        assert!(
+            !table.motion.compare(&after).any(),
+            "the frame after the hand was read"
+        );
     }
 
     #[test]

@@ -145,6 +145,24 @@ impl Changes {
         largest
     }
 
+    /// The box (pixels of the frame) around every block that moved; `None` when nothing
+    /// did, or when the whole frame counts as moved (`Changes::everything`).
+    pub fn bounds(&self) -> Option<BoxPx> {
+        if !self.block_px.is_finite() {
+            return None;
+        }
+        let moved = (0..self.moved.len()).filter(|&i| self.moved[i]);
+        let (mut c0, mut r0, mut c1, mut r1) = (usize::MAX, usize::MAX, 0, 0);
+        for i in moved {
+            let (r, c) = (i / self.columns, i % self.columns);
+            (c0, r0, c1, r1) = (c0.min(c), r0.min(r), c1.max(c), r1.max(r));
+        }
+        (c0 != usize::MAX).then(|| {
+            let px = |cell: usize| cell as f32 * self.block_px;
+            [px(c0), px(r0), px(c1 + 1), px(r1 + 1)]
+        })
+    }
+
     /// Whether a box (pixels of the frame) overlaps a block that moved.
     pub fn touches(&self, box_px: BoxPx) -> bool {
         if !self.block_px.is_finite() {
@@ -160,11 +178,22 @@ impl Changes {
     }
 }
 
-/// Compares frames with the frame last read.
-#[derive(Clone, Debug, Default)]
+/// Compares frames with the frame last read, and with the frame before.
+#[derive(Clone, Debug)]
 pub struct Motion {
     read: Option<Thumbnail>,
     latest: Option<Thumbnail>,
+    step: Changes,
+}
+
+impl Default for Motion {
+    fn default() -> Self {
+        Self {
+            read: None,
+            latest: None,
+            step: Changes::everything(),
+        }
+    }
 }
 
 impl Motion {
@@ -172,41 +201,53 @@ impl Motion {
     /// ([`Motion::mark_read`]); everything when there is none, or its size differs.
     pub fn compare(&mut self, image: &RgbImage) -> Changes {
         let now = Thumbnail::of(image);
-        let changes = match &self.read {
-            Some(read) if read.frame == now.frame => {
-                let columns = now.columns.div_ceil(BLOCK_CELLS);
-                let rows = now.rows.div_ceil(BLOCK_CELLS);
-                let mut totals = vec![(0.0f32, 0u32); columns * rows];
-                for y in 0..now.rows {
-                    for x in 0..now.columns {
-                        let i = y * now.columns + x;
-                        let total = &mut totals[(y / BLOCK_CELLS) * columns + x / BLOCK_CELLS];
-                        let (a, b) = (now.cells[i], read.cells[i]);
-                        total.0 += (0..3).map(|c| (a[c] - b[c]).abs()).fold(0.0, f32::max);
-                        total.1 += 1;
-                    }
-                }
-                Changes {
-                    block_px: (now.cell as usize * BLOCK_CELLS) as f32,
-                    columns,
-                    rows,
-                    moved: totals
-                        .iter()
-                        .map(|&(sum, n)| sum / n as f32 > MOVED_LEVELS)
-                        .collect(),
-                }
-            }
-            _ => Changes::everything(),
-        };
+        let changes = between(self.read.as_ref(), &now);
+        self.step = between(self.latest.as_ref(), &now);
         self.latest = Some(now);
         changes
     }
 
+    /// The blocks that moved from the frame compared before the last to the last one,
+    /// whether or not either was read: a hand moving over the table moves many of them
+    /// from one frame to the next. Everything before a second frame.
+    pub fn step(&self) -> &Changes {
+        &self.step
+    }
+
     /// The frame last compared has been read: later frames are compared with it.
     pub fn mark_read(&mut self) {
-        if let Some(latest) = self.latest.take() {
-            self.read = Some(latest);
+        if let Some(latest) = &self.latest {
+            self.read = Some(latest.clone());
         }
+    }
+}
+
+/// The blocks that moved from `before` to `now`; everything when there is no `before`, or
+/// its size differs.
+fn between(before: Option<&Thumbnail>, now: &Thumbnail) -> Changes {
+    let Some(before) = before.filter(|b| b.frame == now.frame) else {
+        return Changes::everything();
+    };
+    let columns = now.columns.div_ceil(BLOCK_CELLS);
+    let rows = now.rows.div_ceil(BLOCK_CELLS);
+    let mut totals = vec![(0.0f32, 0u32); columns * rows];
+    for y in 0..now.rows {
+        for x in 0..now.columns {
+            let i = y * now.columns + x;
+            let total = &mut totals[(y / BLOCK_CELLS) * columns + x / BLOCK_CELLS];
+            let (a, b) = (now.cells[i], before.cells[i]);
+            total.0 += (0..3).map(|c| (a[c] - b[c]).abs()).fold(0.0, f32::max);
+            total.1 += 1;
+        }
+    }
+    Changes {
+        block_px: (now.cell as usize * BLOCK_CELLS) as f32,
+        columns,
+        rows,
+        moved: totals
+            .iter()
+            .map(|&(sum, n)| sum / n as f32 > MOVED_LEVELS)
+            .collect(),
     }
 }
 
@@ -253,9 +294,13 @@ mod tests {
         );
         assert!(changes.touches([605.0, 305.0, 625.0, 325.0]));
         assert!(!changes.touches([100.0, 100.0, 130.0, 130.0]));
+        // Its blocks of 32 px, from (576, 288) to (640, 352).
+        assert_eq!(changes.bounds(), Some([576.0, 288.0, 640.0, 352.0]));
         assert!(!changes.touches([700.0, 300.0, 730.0, 330.0]));
-        // Compared with the frame last read, not the last compared: still moved.
+        // Compared with the frame last read, not the last compared: still moved; but
+        // nothing moved from the frame before.
         assert!(motion.compare(&moved).any());
+        assert!(!motion.step().any());
         motion.mark_read();
         assert!(!motion.compare(&moved).any());
     }
@@ -288,6 +333,7 @@ mod tests {
         let changes = motion.compare(&RgbImage::new(640, 360));
         assert!(changes.touches([0.0, 0.0, 1.0, 1.0]));
         assert_eq!(changes.share(), 1.0);
+        assert_eq!(changes.bounds(), None);
     }
 
     #[test]
@@ -303,5 +349,8 @@ mod tests {
         assert!(motion.compare(&moved).largest_region() <= 4);
         paint(&mut moved, 600, 300, 200, skin);
         assert!(motion.compare(&moved).largest_region() >= 36);
+        // From the frame before, only the hand moved: the dice were there already.
+        assert!(motion.step().largest_region() >= 36);
+        assert!(!motion.step().touches([105.0, 105.0, 125.0, 125.0]));
     }
 }
