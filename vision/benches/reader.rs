@@ -3,7 +3,8 @@
 //! the finder alone, the reader alone on 16 crops, a phone-sized 4032x3024 photo; and a
 //! camera's frames read once each, only where they moved lately (`Motion`, `read_moved`,
 //! `read_again`): a still frame, a frame where one die was put down, and one of the still
-//! frames after it, read again there.
+//! frames after it, read again there (the finder on a window around the die, the reader on
+//! the items there).
 //! Run: `RAYON_NUM_THREADS=1 cargo bench -p tablesight-vision --bench reader`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly on bad set-up
@@ -70,7 +71,7 @@ fn reader(c: &mut Criterion) {
         });
     });
     group.bench_function(
-        "camera frame, one die put down (motion + finder + its places)",
+        "camera frame, one die put down (motion + finder around it + its places)",
         |b| {
             b.iter(|| {
                 let changes = motion.compare(&moved);
@@ -81,7 +82,7 @@ fn reader(c: &mut Criterion) {
     let changes = motion.compare(&moved);
     let after = reader.read_moved(&moved, &before, &changes).unwrap();
     group.bench_function(
-        "camera frame, still after a die was put down (finder + the places there read again)",
+        "camera frame, still after a die was put down (finder around it + the places there read again)",
         |b| b.iter(|| reader.read_again(&moved, &after, &changes).unwrap()),
     );
     group.finish();
