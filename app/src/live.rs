@@ -234,7 +234,8 @@ pub struct OverlayItem {
     pub kind: &'static str,
     /// `[x_min, y_min, x_max, y_max]` in pixels of the frame.
     pub box_px: [f32; 4],
-    /// "yellow 3 92 %", "red master 88 %", with "?" when uncertain.
+    /// "yellow 3 92 % #4", "red master 88 % #7", with "?" when uncertain; the number is
+    /// the item's, kept while it does not move (`vision::ItemId`).
     pub label: String,
     /// What is written over the image beside the box (the colour is the box's): "3 92%",
     /// "M 88%", "A 41% ?".
@@ -275,11 +276,12 @@ pub fn overlay_items(reading: &Reading) -> Vec<OverlayItem> {
             mark(die.uncertain)
         ),
         label: format!(
-            "{} {} {} %{}",
+            "{} {} {} %{} #{}",
             die.color.name(),
             die.value,
             percent(die.confidence),
-            mark(die.uncertain)
+            mark(die.uncertain),
+            die.id
         ),
         color: die_overlay_color(die.color),
         uncertain: die.uncertain,
@@ -298,14 +300,15 @@ pub fn overlay_items(reading: &Reading) -> Vec<OverlayItem> {
             mark(meeple.uncertain)
         ),
         label: format!(
-            "{} {} {} %{}",
+            "{} {} {} %{} #{}",
             meeple.player.name(),
             match meeple.rank {
                 vision::MeepleRank::Apprentice => "apprentice",
                 vision::MeepleRank::Master => "master",
             },
             percent(meeple.confidence),
-            mark(meeple.uncertain)
+            mark(meeple.uncertain),
+            meeple.id
         ),
         color: crate::paint::player_color(match meeple.player {
             vision::MeepleColor::Blue => rules::PlayerColor::Blue,
@@ -819,6 +822,7 @@ mod tests {
             width: 1280,
             height: 720,
             dice: vec![DieReading {
+                id: 1,
                 color: vision::DieColor::Yellow,
                 value: 3,
                 box_px: [100.0, 200.0, 140.0, 240.0],
@@ -833,6 +837,7 @@ mod tests {
                 }),
             }],
             meeples: vec![MeepleReading {
+                id: 2,
                 player: vision::MeepleColor::Red,
                 rank: vision::MeepleRank::Master,
                 box_px: [300.0, 100.0, 330.0, 150.0],
@@ -847,7 +852,7 @@ mod tests {
     fn every_reading_becomes_an_overlay_item_with_its_words() {
         let items = overlay_items(&reading());
         assert_eq!(items.len(), 2);
-        assert_eq!(items[0].label, "yellow 3 92 %");
+        assert_eq!(items[0].label, "yellow 3 92 % #1");
         assert_eq!(items[0].kind, "die");
         assert_eq!(items[0].tag, "3 92%");
         assert_eq!(items[1].tag, "M 41% ?");
@@ -856,7 +861,7 @@ mod tests {
             items[0].color,
             crate::paint::die_color(rules::DieColor::Yellow)
         );
-        assert_eq!(items[1].label, "red master 41 % ?");
+        assert_eq!(items[1].label, "red master 41 % ? #2");
         assert!(items[1].uncertain);
         assert_eq!(items[1].box_px, [300.0, 100.0, 330.0, 150.0]);
         assert_eq!(items[0].pillar, Some((TowerId::B, PillarIndex::Third)));

@@ -497,6 +497,7 @@ mod tests {
             pillar,
         };
         let die = |place: MatPlace| vision::DieReading {
+            id: 1,
             color: vision::DieColor::Blue,
             value: 4,
             box_px: [0.0; 4],
@@ -518,6 +519,7 @@ mod tests {
             meeples: [pillar(1), MatPlace::Reserve { board: 1 }]
                 .into_iter()
                 .map(|place| vision::MeepleReading {
+                    id: 1,
                     player: vision::MeepleColor::Red,
                     rank: vision::MeepleRank::Apprentice,
                     box_px: [0.0; 4],

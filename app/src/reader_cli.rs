@@ -884,6 +884,7 @@ mod tests {
             width: 640,
             height: 480,
             dice: vec![DieReading {
+                id: 1,
                 color,
                 value,
                 box_px: [101.0, 99.0, 131.0, 129.0],
@@ -916,6 +917,7 @@ mod tests {
         };
         let reading = Reading {
             meeples: vec![vision::MeepleReading {
+                id: 1,
                 player: vision::MeepleColor::Red,
                 rank: vision::MeepleRank::Master,
                 box_px: [101.0, 99.0, 131.0, 129.0],

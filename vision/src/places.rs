@@ -300,6 +300,7 @@ mod tests {
             .unwrap();
         let (x, y) = (p.x as f32, p.y as f32);
         DieReading {
+            id: 1,
             color: DieColor::Blue,
             value: 3,
             box_px: [x - 10.0, y - 10.0, x + 10.0, y + 10.0],
@@ -439,6 +440,7 @@ mod tests {
 
     fn meeple(box_px: BoxPx, rank: MeepleRank) -> MeepleReading {
         MeepleReading {
+            id: 1,
             player: MeepleColor::Green,
             rank,
             box_px,

@@ -166,6 +166,8 @@ pub type BoxPx = [f32; 4];
 /// One die as read: its value and colour with the reader's probability of each.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DieReading {
+    /// The item's number (`ItemId`).
+    pub id: ItemId,
     pub color: DieColor,
     pub value: u8,
     #[serde(rename = "box")]
@@ -185,6 +187,8 @@ pub struct DieReading {
 /// One meeple as read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MeepleReading {
+    /// The item's number (`ItemId`).
+    pub id: ItemId,
     pub player: MeepleColor,
     pub rank: MeepleRank,
     #[serde(rename = "box")]
@@ -194,6 +198,12 @@ pub struct MeepleReading {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub place: Option<MatPlace>,
 }
+
+/// An item's number, from 1: each item of a photo has its own, and in a camera's frames an
+/// item that has not moved keeps the one it had (`DiceReader::read_moved`,
+/// `DiceReader::read_again`), whatever it is read as from one frame to the next (a die's
+/// value is voted over frames by the referee); what a frame finds anew takes a new one.
+pub type ItemId = u32;
 
 /// Everything read in one image.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -329,6 +339,8 @@ pub struct DiceReader {
     crop: Vec<u8>,
     crop_small: Image<'static>,
     input: Vec<f32>,
+    /// The number the next new item takes.
+    next_id: ItemId,
     pub settings: ReaderSettings,
 }
 
@@ -381,6 +393,7 @@ impl DiceReader {
             crop: Vec::new(),
             crop_small: Image::new(READER_PX, READER_PX, PixelType::U8x3),
             input: vec![0.0; 3 * (READER_PX * READER_PX) as usize],
+            next_id: 1,
             settings: ReaderSettings::default(),
         };
         // The 16:9 webcam shape is checked (and ready) from the start.
@@ -415,8 +428,8 @@ impl DiceReader {
     /// Every die and meeple in the image.
     pub fn read(&mut self, image: &RgbImage) -> Result<Reading, VisionError> {
         let found = self.find(image)?;
-        let reading = self.read_found(image, &found)?;
-        Ok(self.without_specks(reading))
+        let reading = self.read_places(image, &found)?;
+        Ok(self.numbered(self.without_specks(reading), None))
     }
 
     /// `reading` without the dice `settings.speck_share` calls specks.
@@ -538,8 +551,8 @@ impl DiceReader {
         die: Found,
         parts: &[Found],
     ) -> Result<bool, VisionError> {
-        let whole = self.read_found(image, &[die])?;
-        let parts = self.read_found(image, parts)?;
+        let whole = self.read_places(image, &[die])?;
+        let parts = self.read_places(image, parts)?;
         let sure = (parts.dice.iter().filter(|d| !d.uncertain).count())
             + (parts.meeples.iter().filter(|m| !m.uncertain).count());
         let read = parts.dice.len() + parts.meeples.len();
@@ -667,8 +680,9 @@ impl DiceReader {
             return Ok(previous.clone());
         }
         let found = self.find_touching(image, moved)?;
-        let reading = self.read_found(image, &found)?;
-        Ok(self.without_specks(with_kept(reading, previous, moved)))
+        let reading = self.read_places(image, &found)?;
+        let reading = self.without_specks(with_kept(reading, previous, moved));
+        Ok(self.numbered(reading, Some(previous)))
     }
 
     /// Reads again, in a still frame, what stands in the blocks `region` (those that moved
@@ -707,16 +721,61 @@ impl DiceReader {
             })
             .collect::<Vec<_>>();
         found.extend(known);
-        let reading = self.read_found(image, &found)?;
-        Ok(self.without_specks(with_kept(reading, previous, region)))
+        let reading = self.read_places(image, &found)?;
+        let reading = self.without_specks(with_kept(reading, previous, region));
+        Ok(self.numbered(reading, Some(previous)))
     }
 
-    /// The reader over given places (found by the finder, or known from a calibration).
+    /// The reader over given places (found by the finder, or known from a calibration),
+    /// each item read given a new number.
     pub fn read_found(
         &mut self,
         image: &RgbImage,
         found: &[Found],
     ) -> Result<Reading, VisionError> {
+        let reading = self.read_places(image, found)?;
+        Ok(self.numbered(reading, None))
+    }
+
+    /// `reading`, its items without a number (0, new readings) numbered: each takes the
+    /// number of the item of `previous` of its kind that it is (`same_item`: it has not
+    /// moved) and no other item took, else a new one. Items kept from `previous` keep
+    /// theirs.
+    fn numbered(&mut self, mut reading: Reading, previous: Option<&Reading>) -> Reading {
+        let mut taken: Vec<ItemId> = (reading.dice.iter().map(|d| d.id))
+            .chain(reading.meeples.iter().map(|m| m.id))
+            .filter(|&id| id != 0)
+            .collect();
+        let mut number = |box_px: BoxPx, before: &[(ItemId, BoxPx)]| {
+            let id = match before
+                .iter()
+                .find(|&&(id, b)| !taken.contains(&id) && same_item(b, box_px))
+            {
+                Some(&(id, _)) => id,
+                None => {
+                    self.next_id += 1;
+                    self.next_id - 1
+                }
+            };
+            taken.push(id);
+            id
+        };
+        let (dice, meeples) = previous.map_or((&[][..], &[][..]), |p| {
+            (p.dice.as_slice(), p.meeples.as_slice())
+        });
+        let dice: Vec<(ItemId, BoxPx)> = dice.iter().map(|d| (d.id, d.box_px)).collect();
+        for die in reading.dice.iter_mut().filter(|d| d.id == 0) {
+            die.id = number(die.box_px, &dice);
+        }
+        let meeples: Vec<(ItemId, BoxPx)> = meeples.iter().map(|m| (m.id, m.box_px)).collect();
+        for meeple in reading.meeples.iter_mut().filter(|m| m.id == 0) {
+            meeple.id = number(meeple.box_px, &meeples);
+        }
+        reading
+    }
+
+    /// The reader over given places, its items not yet numbered (0).
+    fn read_places(&mut self, image: &RgbImage, found: &[Found]) -> Result<Reading, VisionError> {
         let mut reading = Reading {
             width: image.width(),
             height: image.height(),
@@ -802,6 +861,7 @@ impl DiceReader {
             let (value_index, value_p) = best(&row[VALUE_COLUMNS]);
             let (color_index, color_p) = best(&row[COLOR_COLUMNS]);
             reading.dice.push(DieReading {
+                id: 0,
                 color: DieColor::ALL[color_index],
                 value: value_index as u8 + 1,
                 box_px: place.box_px,
@@ -818,6 +878,7 @@ impl DiceReader {
             let (rank_index, rank_p) = best(&row[RANK_COLUMNS]);
             let confidence = kind_p * player_p * rank_p;
             reading.meeples.push(MeepleReading {
+                id: 0,
                 player: MeepleColor::ALL[player_index],
                 rank: if rank_index == 0 {
                     MeepleRank::Apprentice
@@ -1234,6 +1295,82 @@ mod tests {
         }
     }
 
+    #[test]
+    fn an_item_that_did_not_move_keeps_its_number_and_a_new_one_takes_a_new_number() {
+        let mut reader = DiceReader::shipped().unwrap();
+        let die = |id: ItemId, box_px: BoxPx| DieReading {
+            id,
+            color: DieColor::Blue,
+            value: 3,
+            box_px,
+            confidence: 0.9,
+            value_confidence: 0.95,
+            color_confidence: 0.95,
+            uncertain: false,
+            place: None,
+        };
+        let meeple = |id: ItemId, box_px: BoxPx| MeepleReading {
+            id,
+            player: MeepleColor::Red,
+            rank: MeepleRank::Master,
+            box_px,
+            confidence: 0.9,
+            uncertain: false,
+            place: None,
+        };
+        let reading = |dice, meeples| Reading {
+            width: 640,
+            height: 480,
+            dice,
+            meeples,
+        };
+        // A photo: 1, 2, 3.
+        let first = reader.numbered(
+            reading(
+                vec![
+                    die(0, [10.0, 10.0, 30.0, 30.0]),
+                    die(0, [100.0, 10.0, 120.0, 30.0]),
+                ],
+                vec![meeple(0, [10.0, 0.0, 30.0, 40.0])],
+            ),
+            None,
+        );
+        assert_eq!(first.dice.iter().map(|d| d.id).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(first.meeples[0].id, 3);
+        // The next frame: the first die read again a pixel off (and as another value), the
+        // second kept as it was, a die put down, the meeple on the first die read again.
+        let mut again = die(0, [11.0, 10.0, 31.0, 30.0]);
+        again.value = 5;
+        let next = reader.numbered(
+            reading(
+                vec![
+                    again,
+                    first.dice[1].clone(),
+                    die(0, [200.0, 10.0, 220.0, 30.0]),
+                ],
+                vec![meeple(0, [10.0, 1.0, 30.0, 41.0])],
+            ),
+            Some(&first),
+        );
+        assert_eq!(
+            next.dice.iter().map(|d| d.id).collect::<Vec<_>>(),
+            [1, 2, 4]
+        );
+        assert_eq!(next.meeples[0].id, 3);
+        // Two new readings where one item was: one keeps the number, the other is new.
+        let twice = reader.numbered(
+            reading(
+                vec![
+                    die(0, [200.0, 10.0, 220.0, 30.0]),
+                    die(0, [203.0, 12.0, 223.0, 32.0]),
+                ],
+                Vec::new(),
+            ),
+            Some(&next),
+        );
+        assert_eq!(twice.dice.iter().map(|d| d.id).collect::<Vec<_>>(), [4, 5]);
+    }
+
     fn place(box_px: BoxPx, class: usize) -> Found {
         Found {
             box_px,
@@ -1290,6 +1427,7 @@ mod tests {
     #[test]
     fn a_speck_far_smaller_than_the_dice_beside_it_is_dropped() {
         let die = |x: f32, side: f32, uncertain: bool| DieReading {
+            id: 1,
             color: DieColor::Other,
             value: 1,
             box_px: [x, 0.0, x + side, side],

@@ -319,6 +319,31 @@ fn only_what_moved_is_read_again() {
     // unsure value is a guess that the hand's shadow on the finder's heats may change).
     assert!(!partly.dice.iter().any(|d| d.box_px == hidden));
     assert_eq!(partly.dice.len(), anew.dice.len());
+    // Each item that did not move keeps its number, the hidden die's is gone, and each
+    // number is one item's.
+    let near = |a: [f32; 4], b: [f32; 4]| (0..4).all(|i| (a[i] - b[i]).abs() < 4.0);
+    for die in &partly.dice {
+        if let Some(old) = before.dice.iter().find(|d| near(d.box_px, die.box_px)) {
+            assert_eq!(die.id, old.id, "{die:?} was {old:?}");
+        }
+    }
+    for meeple in &partly.meeples {
+        if let Some(old) = before
+            .meeples
+            .iter()
+            .find(|m| near(m.box_px, meeple.box_px))
+        {
+            assert_eq!(meeple.id, old.id, "{meeple:?} was {old:?}");
+        }
+    }
+    assert!(!partly.dice.iter().any(|d| d.id == before.dice[0].id));
+    let mut ids: Vec<u32> = (partly.dice.iter().map(|d| d.id))
+        .chain(partly.meeples.iter().map(|m| m.id))
+        .collect();
+    let count = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), count, "{ids:?}");
     for die in &partly.dice {
         assert!(
             anew.dice
@@ -357,7 +382,16 @@ fn a_still_frame_is_read_again_where_items_were_read_before() {
         dice.sort();
         dice
     };
-    // The dice read before, and not the die that was never there (an empty corner).
+    // The dice read before, and not the die that was never there (an empty corner); each
+    // item read again at its box keeps its number.
     assert_eq!(key(&again), key(&before));
+    let ids = |r: &Reading| {
+        let mut ids: Vec<u32> = (r.dice.iter().map(|d| d.id))
+            .chain(r.meeples.iter().map(|m| m.id))
+            .collect();
+        ids.sort_unstable();
+        ids
+    };
+    assert_eq!(ids(&again), ids(&before));
     assert_eq!(again.meeples.len(), before.meeples.len());
 }
