@@ -489,7 +489,7 @@ impl DiceReader {
     /// The finder's places that touch the blocks of `region`. With a camera's settings (the
     /// first look alone) the finder searches only a window around those blocks when they
     /// lie close together (a die put down, a meeple moved), the whole frame otherwise.
-    pub fn find_touching(
+    fn find_touching(
         &mut self,
         image: &RgbImage,
         region: &Changes,
