@@ -156,6 +156,11 @@ impl MatArtwork {
     }
 }
 
+/// A frame shorter than this on a side holds no marker (a tag36h11 marker is 10 cells
+/// across, a pixel each at the least), and kornia's decoder refuses frames shorter than its
+/// tiles: such a frame is searched no further.
+const SMALLEST_FRAME_PX: usize = 16;
+
 /// Finds the mat's markers in frames of one size.
 pub struct MarkerDetector {
     /// kornia's split of black from white (a third of the way up each tile's range), which
@@ -203,6 +208,9 @@ impl MarkerDetector {
                 "the detector was made for {}x{} frames, this one is {}x{}",
                 self.width, self.height, frame.width, frame.height
             )));
+        }
+        if frame.width.min(frame.height) < SMALLEST_FRAME_PX {
+            return Ok(Vec::new());
         }
         let size = ImageSize {
             width: frame.width,

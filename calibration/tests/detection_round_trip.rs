@@ -40,6 +40,24 @@ fn every_visible_marker_is_found_with_its_id() {
 }
 
 #[test]
+fn a_frame_too_thin_for_a_marker_has_none_and_no_error() {
+    let layout = MatLayout::a2();
+    for (width, height) in [(5000, 2), (3, 900), (15, 15)] {
+        let frame = GrayFrame {
+            width,
+            height,
+            pixels: vec![128; width * height],
+        };
+        let mut detector = MarkerDetector::new(&layout, width, height).unwrap();
+        assert_eq!(
+            detector.detect(&frame).unwrap(),
+            Vec::new(),
+            "{width}x{height}"
+        );
+    }
+}
+
+#[test]
 fn the_pose_is_recovered_from_a_rendered_frame() {
     let (layout, frame) = rendered();
     let truth = true_camera();
