@@ -285,6 +285,15 @@ fn a_model_of_the_wrong_shape_is_refused_by_name() {
     assert!(error.contains("finder.onnx"), "{error}");
 }
 
+/// The numbers of a reading's items, dice and meeples, in order.
+fn item_ids(reading: &Reading) -> Vec<u32> {
+    let mut ids: Vec<u32> = (reading.dice.iter().map(|d| d.id))
+        .chain(reading.meeples.iter().map(|m| m.id))
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
 #[test]
 fn only_what_moved_is_read_again() {
     let mut reader = DiceReader::shipped().unwrap();
@@ -337,11 +346,8 @@ fn only_what_moved_is_read_again() {
         }
     }
     assert!(!partly.dice.iter().any(|d| d.id == before.dice[0].id));
-    let mut ids: Vec<u32> = (partly.dice.iter().map(|d| d.id))
-        .chain(partly.meeples.iter().map(|m| m.id))
-        .collect();
+    let mut ids = item_ids(&partly);
     let count = ids.len();
-    ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), count, "{ids:?}");
     for die in &partly.dice {
@@ -385,13 +391,6 @@ fn a_still_frame_is_read_again_where_items_were_read_before() {
     // The dice read before, and not the die that was never there (an empty corner); each
     // item read again at its box keeps its number.
     assert_eq!(key(&again), key(&before));
-    let ids = |r: &Reading| {
-        let mut ids: Vec<u32> = (r.dice.iter().map(|d| d.id))
-            .chain(r.meeples.iter().map(|m| m.id))
-            .collect();
-        ids.sort_unstable();
-        ids
-    };
-    assert_eq!(ids(&again), ids(&before));
+    assert_eq!(item_ids(&again), item_ids(&before));
     assert_eq!(again.meeples.len(), before.meeples.len());
 }
