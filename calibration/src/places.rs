@@ -20,6 +20,10 @@ const SLOT_STEP_MM: [f64; 2] = [27.0, 19.0];
 /// The reserve: a row of meeples along the far edge of the spellbook zone.
 const RESERVE_FROM_EDGE_MM: f64 = 4.0;
 const RESERVE_STEP_MM: f64 = 12.0;
+/// A piece whose centre lies this far outside a zone still stands in it: half a die or a
+/// meeple's foot juts over the zone's edge, and the reserve row lies 4 mm from it. A base
+/// found from a low camera is often a few millimetres off in depth.
+const EDGE_SLACK_MM: f64 = 8.0;
 
 /// A place of the mat, in the mat's own words (zones by name, spellbook zones by number).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -109,30 +113,44 @@ pub fn reserve_point(zone: &Zone, index: usize) -> [f64; 2] {
 }
 
 /// The place of the mat at `point` (on the mat plane, mm) for a piece that is not on a
-/// tower, or `None` outside every zone. Between the board's near row of slots and the
-/// reserve row, the nearer row: a meeple's base is found less surely in depth than across,
-/// and the board's edge lies much nearer the reserve row than the slots do.
+/// tower, or `None` farther than `EDGE_SLACK_MM` outside every zone (within it, the nearest
+/// zone's place). Between the board's near row of slots and the reserve row, the nearer
+/// row: a meeple's base is found less surely in depth than across, and the board's edge
+/// lies much nearer the reserve row than the slots do.
 pub fn flat_place(zones: &[Zone], point: [f64; 2]) -> Option<MatPlace> {
-    let zone = zones
+    flat_fit(zones, point).map(|(place, _)| place)
+}
+
+/// `flat_place`, and how far (mm) `point` lies from where a piece of that place stands: its
+/// spell slot, the reserve row, or the zone of the roll area and the mana pool, anywhere in
+/// them.
+pub fn flat_fit(zones: &[Zone], point: [f64; 2]) -> Option<(MatPlace, f64)> {
+    let (zone, outside) = zones
         .iter()
         .filter(|z| z.kind != ZoneKind::Tower)
-        .find(|z| contains(z, point))?;
+        .map(|z| (z, outside_mm(z, point)))
+        .filter(|(_, off_mm)| *off_mm <= EDGE_SLACK_MM)
+        .min_by(|a, b| a.1.total_cmp(&b.1))?;
     match zone.kind {
-        ZoneKind::RollArea => Some(MatPlace::RollArea),
-        ZoneKind::ManaPool => Some(MatPlace::ManaPool),
+        ZoneKind::RollArea => Some((MatPlace::RollArea, outside)),
+        ZoneKind::ManaPool => Some((MatPlace::ManaPool, outside)),
         ZoneKind::Spellbook => {
             let board = spellbook_number(zone)?;
             let slots = spell_slots(zone);
             let reserve_row = reserve_point(zone, 0)[1];
             if point[1] > (slots[5][1] + reserve_row) / 2.0 {
-                return Some(MatPlace::Reserve { board });
+                return Some((MatPlace::Reserve { board }, (point[1] - reserve_row).abs()));
             }
-            let slot = (0..6)
-                .min_by(|&a, &b| distance(slots[a], point).total_cmp(&distance(slots[b], point)))?;
-            Some(MatPlace::Spellbook {
-                board,
-                slot: slot as u8 + 1,
-            })
+            let (slot, miss) = (0..6)
+                .map(|i| (i, distance(slots[i], point)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))?;
+            Some((
+                MatPlace::Spellbook {
+                    board,
+                    slot: slot as u8 + 1,
+                },
+                miss,
+            ))
         }
         ZoneKind::Tower => None,
     }
@@ -157,8 +175,10 @@ pub fn tower_floor_centres(zone: &Zone, height_mm: f64) -> Vec<(u8, TablePoint)>
         .collect()
 }
 
-fn contains(zone: &Zone, point: [f64; 2]) -> bool {
-    (0..2).all(|a| (point[a] - zone.center_mm[a]).abs() <= zone.size_mm[a] / 2.0)
+/// How far `point` lies outside `zone` (mm), 0 inside it.
+fn outside_mm(zone: &Zone, point: [f64; 2]) -> f64 {
+    let off = |a: usize| ((point[a] - zone.center_mm[a]).abs() - zone.size_mm[a] / 2.0).max(0.0);
+    off(0).hypot(off(1))
 }
 
 pub fn distance(a: [f64; 2], b: [f64; 2]) -> f64 {
@@ -229,6 +249,24 @@ mod tests {
                     i + 1
                 );
             }
+        }
+    }
+
+    /// A reserve meeple's base found a little beyond the zone's edge, a few millimetres off
+    /// in depth, is still in the reserve; a base well clear of every zone is nowhere.
+    #[test]
+    fn a_base_found_just_outside_its_zone_stays_in_it() {
+        let mat = mat();
+        for zone in mat.zones.iter().filter(|z| z.kind == ZoneKind::Spellbook) {
+            let board = spellbook_number(zone).unwrap();
+            let [x, y] = reserve_point(zone, 3);
+            assert_eq!(
+                flat_place(&mat.zones, [x, y + 8.0]),
+                Some(MatPlace::Reserve { board }),
+                "{}",
+                zone.name
+            );
+            assert_eq!(flat_place(&mat.zones, [x, y + 30.0]), None, "{}", zone.name);
         }
     }
 

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use calibration::nalgebra::Vector2;
 use calibration::places::{
-    PILLAR_RADIUS_MM, distance, flat_place, floor_top_mm, nearest_pillar, pillar_point,
+    PILLAR_RADIUS_MM, distance, flat_fit, floor_top_mm, nearest_pillar, pillar_point,
 };
 use calibration::quality::{DIE_SIZE_MM, TOP_FLOOR};
 use calibration::{Camera, MatLayout, MatPlace, TablePoint, ZoneKind};
@@ -17,6 +17,14 @@ use crate::reader::{BoxPx, MeepleRank, Reading};
 
 /// How far from a pillar's circle a piece may stand and still be on that tower (mm).
 const PILLAR_SLACK_MM: f64 = 12.0;
+
+/// The weight of a box's size against its position in choosing its place (`place_cost`),
+/// and the share by which a box may differ from the size of the piece the places assume
+/// before its size counts at all (ln 1.16): pieces of another make, or boxes a little tall,
+/// change no place. Both chosen on the validation renders (`tablesight eval
+/// data/synth4/val`, HISTORY.md).
+const SIZE_WEIGHT: f64 = 8.0;
+const SIZE_TOLERANCE: f64 = 0.15;
 
 /// A die whose box overlaps a printed marker's by this much (intersection over union) is
 /// that marker: a 16 mm die on a 36 mm marker overlaps it by a fifth.
@@ -117,9 +125,12 @@ impl TableGeometry {
             !markers.iter().any(|m| overlap(seen, *m) >= MARKER_OVERLAP)
         });
         for die in &mut reading.dice {
+            let box_px = die.box_px.map(f64::from);
             let centre_px = centre(die.box_px);
             die.place = self.place_of(
+                box_px,
                 |base_mm| self.on_plane(centre_px, base_mm + DIE_SIZE_MM / 2.0),
+                |base, base_mm| self.die_box_px(base, base_mm),
                 &[],
             );
         }
@@ -128,18 +139,24 @@ impl TableGeometry {
             let size = MeepleSize::of(meeple.rank);
             let box_px = meeple.box_px.map(f64::from);
             meeple.place = self.place_of(
+                box_px,
                 |base_mm| self.meeple_base(box_px, size, base_mm),
+                |base, base_mm| self.meeple_box_px(base, size, base_mm),
                 &[DIE_SIZE_MM],
             );
         }
     }
 
-    /// The place of a piece whose base, if it stood on the plane `base_mm` above the mat,
-    /// would be at `base_at(base_mm)`; on towers it may also stand `raised_mm` higher (a
-    /// meeple on a die).
+    /// The place of a piece seen in `box_px` whose base, if it stood on the plane `base_mm`
+    /// above the mat, would be at `base_at(base_mm)`, where its box would be
+    /// `box_at(base, base_mm)`; on towers it may also stand `raised_mm` higher (a meeple on
+    /// a die). Of the places it fits, the one it fits best wins: nearest its pillar's circle
+    /// or spell slot, with a box of the size it would have there (`place_cost`).
     fn place_of(
         &self,
+        box_px: [f64; 4],
         base_at: impl Fn(f64) -> Option<[f64; 2]>,
+        box_at: impl Fn([f64; 2], f64) -> Option<[f64; 4]>,
         raised_mm: &[f64],
     ) -> Option<MatPlace> {
         // Towers often stand at the same height: each plane's base is found once.
@@ -169,7 +186,11 @@ impl TableGeometry {
                         continue;
                     };
                     let miss = (distance(point, zone.center_mm) - PILLAR_RADIUS_MM).abs();
-                    if miss > PILLAR_SLACK_MM || best.as_ref().is_some_and(|(b, _)| *b <= miss) {
+                    if miss > PILLAR_SLACK_MM {
+                        continue;
+                    }
+                    let cost = place_cost(miss, box_px, box_at(point, floor_top_mm(level) + extra));
+                    if best.as_ref().is_some_and(|(b, _)| *b <= cost) {
                         continue;
                     }
                     let pillar = nearest_pillar(zone.center_mm, point) as u8 + 1;
@@ -178,14 +199,46 @@ impl TableGeometry {
                         level,
                         pillar,
                     };
-                    best = Some((miss, place));
+                    best = Some((cost, place));
                 }
             }
         }
-        if let Some((_, place)) = best {
-            return Some(place);
-        }
-        flat_place(&self.layout.zones, base_on(0.0)?)
+        let flat = base_on(0.0).and_then(|point| {
+            let (place, miss) = flat_fit(&self.layout.zones, point)?;
+            // Anywhere in the roll area or the mana pool fits as well as the edge of a
+            // pillar's slack: a piece that fits a pillar better stands on it.
+            let anywhere = if matches!(place, MatPlace::RollArea | MatPlace::ManaPool) {
+                1.0
+            } else {
+                0.0
+            };
+            Some((
+                anywhere + place_cost(miss, box_px, box_at(point, 0.0)),
+                place,
+            ))
+        });
+        // A tie goes to the tower.
+        [best, flat]
+            .into_iter()
+            .flatten()
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, place)| place)
+    }
+
+    /// The box in pixels of a die whose bottom face is centred on `base` (mm), on the plane
+    /// `base_mm` above the mat, turned square to the mat's edges.
+    fn die_box_px(&self, base: [f64; 2], base_mm: f64) -> Option<[f64; 4]> {
+        let half = DIE_SIZE_MM / 2.0;
+        self.projected_box(
+            [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)]
+                .into_iter()
+                .flat_map(|(a, b)| {
+                    [0.0, DIE_SIZE_MM].map(|up| {
+                        TablePoint::on_mat(base[0] + a * half, base[1] + b * half)
+                            .at_height(base_mm + up)
+                    })
+                }),
+        )
     }
 
     /// The box in the image of each printed marker in front of the camera.
@@ -256,6 +309,22 @@ impl TableGeometry {
     }
 }
 
+/// How far a piece seen in `box_px` is from fitting a place: `miss_mm` off the place (a
+/// pillar's circle, a spell slot, the reserve row; `flat_fit`), as a share of
+/// `PILLAR_SLACK_MM`, plus
+/// `SIZE_WEIGHT` times how far the seen box's height is from the height of the box
+/// `expected_px` it would have there (the log of their ratio, beyond `SIZE_TOLERANCE`; the
+/// height, as a meeple's width changes with how it is turned). A tower's top floor lies up to 140 mm nearer the
+/// camera than the mat: a meeple on a spell slot beyond it, traced onto the floor's plane,
+/// can land on a pillar, but looks a third smaller than a meeple standing there.
+fn place_cost(miss_mm: f64, box_px: [f64; 4], expected_px: Option<[f64; 4]>) -> f64 {
+    let height = |[_, top, _, bottom]: [f64; 4]| (bottom - top).max(1.0);
+    let misfit = expected_px.map_or(0.0, |e| {
+        ((height(box_px) / height(e)).ln().abs() - SIZE_TOLERANCE).max(0.0)
+    });
+    miss_mm / PILLAR_SLACK_MM + SIZE_WEIGHT * misfit
+}
+
 /// Intersection over union of two boxes `[left, top, right, bottom]`.
 fn overlap(a: [f64; 4], b: [f64; 4]) -> f64 {
     let area = |[l, t, r, b]: [f64; 4]| (r - l).max(0.0) * (b - t).max(0.0);
@@ -293,17 +362,16 @@ mod tests {
         TableGeometry::new(camera, MatLayout::a2())
     }
 
+    /// A die standing at `point`, its box the projected cube's.
     fn die_at(geometry: &TableGeometry, point: TablePoint) -> DieReading {
-        let p = geometry
-            .camera
-            .project(point.at_height(point.height_mm + 8.0))
+        let box_px = geometry
+            .die_box_px([point.x_mm, point.y_mm], point.height_mm)
             .unwrap();
-        let (x, y) = (p.x as f32, p.y as f32);
         DieReading {
             id: 1,
             color: DieColor::Blue,
             value: 3,
-            box_px: [x - 10.0, y - 10.0, x + 10.0, y + 10.0],
+            box_px: box_px.map(|v| v as f32),
             confidence: 1.0,
             value_confidence: 1.0,
             color_confidence: 1.0,
@@ -534,6 +602,53 @@ mod tests {
                     meeple.rank
                 );
             }
+        }
+    }
+
+    #[test]
+    fn meeples_beyond_tall_towers_keep_their_spell_slots() {
+        // Traced onto the top floor of a seven-floor tower, 124 mm up, a meeple on a spell
+        // slot beyond it can land on a pillar's circle; it looks a third smaller than a
+        // meeple standing there would.
+        let layout = MatLayout::a2();
+        for (elevation_deg, camera) in cameras() {
+            let mut geometry = TableGeometry::new(camera, layout.clone());
+            for tower in ["tower-a", "tower-b", "tower-c", "tower-central"] {
+                geometry.tower_levels.insert(tower.into(), 7);
+            }
+            let mut reading = Reading::default();
+            let mut expected = Vec::new();
+            let mut turn_rad = 0.1;
+            for board in 1..=4u8 {
+                let zone = layout.zone(&format!("spellbook-{board}")).unwrap();
+                for (slot, [x, y]) in spell_slots(zone).into_iter().enumerate() {
+                    turn_rad += 0.7;
+                    let rank = MeepleRank::Apprentice;
+                    let box_px = meeple_box(&camera, TablePoint::on_mat(x, y), rank, turn_rad);
+                    reading.meeples.push(meeple(box_px, rank));
+                    expected.push(Some(MatPlace::Spellbook {
+                        board,
+                        slot: slot as u8 + 1,
+                    }));
+                }
+            }
+            let center = layout.zone("tower-central").unwrap().center_mm;
+            for pillar in 0..3 {
+                let [x, y] = pillar_point(center, pillar, 0.0);
+                let on_die = TablePoint::on_mat(x, y).at_height(floor_top_mm(7) + DIE_SIZE_MM);
+                let rank = MeepleRank::Master;
+                reading
+                    .meeples
+                    .push(meeple(meeple_box(&camera, on_die, rank, 0.4), rank));
+                expected.push(Some(MatPlace::Tower {
+                    tower: "tower-central".into(),
+                    level: 7,
+                    pillar: pillar as u8 + 1,
+                }));
+            }
+            geometry.locate(&mut reading);
+            let places: Vec<_> = reading.meeples.iter().map(|m| m.place.clone()).collect();
+            assert_eq!(places, expected, "from {elevation_deg} degrees");
         }
     }
 
