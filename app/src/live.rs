@@ -20,10 +20,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use calibration::{MatLayout, MatPlace};
+use calibration::{MatLayout, MatPlace, TrackStatus};
 use egui::{Color32, ColorImage, Pos2, Rect, Vec2};
 use image::RgbImage;
-use referee::{Desync, Flag, Referee, RefereeEvent, RefereeSettings};
+use referee::{Desync, Flag, Referee, RefereeEvent, RefereeSettings, Zone};
 use rules::{Action, GameRecord, PillarIndex, TileCatalogue, TowerId};
 use vision::{CameraStatus, DiceReader, Frame, FrameSource, Reading, SourceEvent};
 
@@ -182,6 +182,9 @@ pub struct LiveSnapshot {
     /// What the last search for the mat's markers found, once calibrated: the camera
     /// followed, markers covered, or a camera that moved being tracked again.
     pub tracking: Option<String>,
+    /// The zones a hand is over in the last frame read ("a hand over tower C, Green's
+    /// spellbook"): nothing settles there until it has gone.
+    pub hand: Option<String>,
     pub frame: Option<LiveFrame>,
     /// Frames read so far.
     pub frames_read: u64,
@@ -217,6 +220,9 @@ impl LiveSnapshot {
         if let Some(tracking) = &self.tracking {
             parts.push(tracking.clone());
         }
+        if let Some(hand) = &self.hand {
+            parts.push(hand.clone());
+        }
         if self.frames_read > 0 {
             parts.push(format!(
                 "{:.1} fps, reading {:.0} ms, {:.0} ms behind",
@@ -225,6 +231,20 @@ impl LiveSnapshot {
         }
         parts.join(" · ")
     }
+}
+
+/// The zones a hand covers, in words; `None` when none is, or when the table is covered
+/// because the camera is in doubt (the tracking says so).
+fn hand_words(covered: &[Zone], tracking: Option<&TrackStatus>) -> Option<String> {
+    if covered.is_empty() || matches!(tracking, Some(TrackStatus::Moved { .. })) {
+        return None;
+    }
+    let zones: Vec<String> = covered
+        .iter()
+        .filter(|zone| !matches!(zone, Zone::Reserve { .. }))
+        .map(ToString::to_string)
+        .collect();
+    Some(format!("a hand over {}", zones.join(", ")))
 }
 
 /// One reading as drawn over the image: its box in image pixels and its words.
@@ -750,6 +770,7 @@ impl Worker {
             Eyes::Table(table) => match table.observe(image, referee.state(), number, time_s) {
                 Ok((reading, observation)) => {
                     self.snapshot.tracking = table.tracking().map(ToString::to_string);
+                    self.snapshot.hand = hand_words(&observation.covered, table.tracking());
                     let events = referee.observe(&observation);
                     pillars_px = table.pillar_points();
                     (reading, events)
@@ -816,6 +837,28 @@ mod tests {
     use super::*;
     use rules::GameSetup;
     use vision::{DieReading, MeepleReading};
+
+    #[test]
+    fn the_status_line_names_the_zones_under_a_hand() {
+        let green = rules::PlayerColor::Green;
+        let covered = [
+            Zone::Tower { tower: TowerId::C },
+            Zone::Spellbook { player: green },
+            Zone::Reserve { player: green },
+        ];
+        let snapshot = LiveSnapshot {
+            hand: hand_words(&covered, None),
+            ..LiveSnapshot::default()
+        };
+        assert!(
+            snapshot
+                .status_line()
+                .contains("a hand over tower C, Green's spellbook"),
+            "{}",
+            snapshot.status_line()
+        );
+        assert_eq!(hand_words(&[], None), None);
+    }
 
     fn reading() -> Reading {
         Reading {

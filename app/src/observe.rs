@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use calibration::{Camera, MarkerDetector, MatLayout, MatPlace, TrackStatus, Tracker};
+use calibration::{Camera, MarkerDetector, MatLayout, MatPlace, TrackStatus, Tracker, ZoneKind};
 use image::RgbImage;
 use referee::{Observation, Place, SeenDie, SeenMeeple, Zone};
 use rules::{
@@ -275,7 +275,8 @@ impl TableReader {
         // is not read: the last reading stands (a covered zone keeps it), and the frame it
         // was read from stays the one later frames are compared with, so the first frame
         // after the hand reads what the hand changed.
-        let hand = self.motion.step().largest_region() >= HAND_BLOCKS;
+        let hand_blocks = self.motion.step().largest();
+        let hand = hand_blocks.largest_region() >= HAND_BLOCKS;
         let under_hand = hand && !camera_in_doubt && self.last.is_some();
         let mut repeated = false;
         let mut reading = match (&self.last, &mut self.settling) {
@@ -336,12 +337,49 @@ impl TableReader {
         let seats: Vec<PlayerColor> = state.players().iter().map(|p| p.color).collect();
         let mut observation = observation_of(&reading, &seats, frame, time_s);
         observation.repeated = repeated;
-        // A hand or an arm moving over the table, or a camera that moved and is not
-        // followed yet: nothing is settled.
-        if hand || camera_in_doubt {
+        // A hand or an arm over the table, or a camera that moved and is not followed yet:
+        // nothing is settled.
+        if camera_in_doubt {
             observation.covered.push(Zone::Table);
+        } else if hand {
+            observation.covered = self.covered_zones(&hand_blocks, &seats);
         }
         Ok((reading, observation))
+    }
+
+    /// The zones of the game a hand in `blocks` is over (the whole table when it is over
+    /// none of them: an arm over the mat's edge still keeps anything from settling).
+    fn covered_zones(&self, blocks: &Changes, seats: &[PlayerColor]) -> Vec<Zone> {
+        let seat = |zone: &calibration::Zone| {
+            let board: usize = zone.name.strip_prefix("spellbook-")?.parse().ok()?;
+            seats.get(board.checked_sub(1)?).copied()
+        };
+        let mut covered = Vec::new();
+        for zone in &self.geometry.layout.zones {
+            let Some(box_px) = self.geometry.zone_box_px(zone) else {
+                continue;
+            };
+            if !blocks.touches(box_px) {
+                continue;
+            }
+            match zone.kind {
+                ZoneKind::Tower => {
+                    covered.extend(tower_of_zone(&zone.name).map(|tower| Zone::Tower { tower }))
+                }
+                ZoneKind::RollArea => covered.push(Zone::RollArea),
+                ZoneKind::ManaPool => covered.push(Zone::ManaPool),
+                ZoneKind::Spellbook => {
+                    if let Some(player) = seat(zone) {
+                        covered.push(Zone::Spellbook { player });
+                        covered.push(Zone::Reserve { player });
+                    }
+                }
+            }
+        }
+        if covered.is_empty() {
+            covered.push(Zone::Table);
+        }
+        covered
     }
 }
 
@@ -423,7 +461,7 @@ mod tests {
                     0.1 * frame as f64,
                 )
                 .unwrap();
-            assert!(observation.covered.contains(&Zone::Table), "frame {frame}");
+            assert!(observation.is_covered(), "frame {frame}");
             assert!(observation.repeated, "frame {frame} was read");
             assert_eq!(reading.dice.len(), first.dice.len(), "frame {frame}");
         }
@@ -431,13 +469,41 @@ mod tests {
         // read, its blocks compared with the frame read before the hand.
         let after = paint(640, 360, 28, [235, 80, 160]);
         let (_, observation) = table.observe(&after, &state, 4, 0.4).unwrap();
-        assert!(observation.covered.contains(&Zone::Table));
+        assert!(observation.is_covered());
         let (_, observation) = table.observe(&after, &state, 5, 0.5).unwrap();
         assert!(observation.covered.is_empty() && !observation.repeated);
         assert!(
             !table.motion.compare(&after).any(),
             "the frame after the hand was read"
         );
+    }
+
+    #[test]
+    fn a_hand_covers_the_zones_it_is_over() {
+        let (image, camera, state) = front_view();
+        let mut table =
+            TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2(), 5);
+        table.observe(&image, &state, 0, 0.0).unwrap();
+        // A hand over the second player's spellbook (the mat's right front corner), its arm
+        // off the mat to the right: it comes in, then goes.
+        let mut hand = image.clone();
+        for y in 430..630 {
+            for x in 900..1100 {
+                hand.put_pixel(x, y, image::Rgb([214, 162, 140]));
+            }
+        }
+        let green = PlayerColor::Green;
+        for (frame, picture) in [(1, &hand), (2, &image)] {
+            let (_, observation) = table.observe(picture, &state, frame, 0.1).unwrap();
+            assert_eq!(
+                observation.covered,
+                [
+                    Zone::Spellbook { player: green },
+                    Zone::Reserve { player: green }
+                ],
+                "frame {frame}"
+            );
+        }
     }
 
     #[test]

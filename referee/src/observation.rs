@@ -5,6 +5,8 @@
 //! game (a pillar of a tower floor, the roll area, the mana pool, a spellbook space, a
 //! reserve), with how sure the reading is, and the zones a hand covers.
 
+use std::fmt;
+
 use rules::{Die, GameState, Meeple, PillarIndex, PlayerColor, Rank, SpellId, TowerId};
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +55,19 @@ pub enum Zone {
     Reserve {
         player: PlayerColor,
     },
+}
+
+impl fmt::Display for Zone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Table => f.write_str("the table"),
+            Self::Tower { tower } => write!(f, "{tower}"),
+            Self::RollArea => f.write_str("the roll area"),
+            Self::ManaPool => f.write_str("the mana pool"),
+            Self::Spellbook { player } => write!(f, "{player}'s spellbook"),
+            Self::Reserve { player } => write!(f, "{player}'s reserve"),
+        }
+    }
 }
 
 /// A die as one frame shows it.

@@ -117,8 +117,25 @@ impl Changes {
     /// The blocks of the largest region of blocks that moved, touching by side or corner:
     /// a die put down moves 2-9 blocks of a 1280x720 frame, a hand or an arm dozens.
     pub fn largest_region(&self) -> usize {
+        self.largest_blocks().len()
+    }
+
+    /// Only the largest region of blocks that moved (`largest_region`): where a hand is.
+    pub fn largest(&self) -> Changes {
+        let mut moved = vec![false; self.moved.len()];
+        for i in self.largest_blocks() {
+            moved[i] = true;
+        }
+        Changes {
+            moved,
+            ..self.clone()
+        }
+    }
+
+    /// The indices of the blocks of the largest region that moved.
+    fn largest_blocks(&self) -> Vec<usize> {
         let mut seen = vec![false; self.moved.len()];
-        let mut largest = 0;
+        let mut largest = Vec::new();
         let mut stack = Vec::new();
         for start in 0..self.moved.len() {
             if !self.moved[start] || seen[start] {
@@ -126,9 +143,9 @@ impl Changes {
             }
             seen[start] = true;
             stack.push(start);
-            let mut size = 0;
+            let mut region = Vec::new();
             while let Some(i) = stack.pop() {
-                size += 1;
+                region.push(i);
                 let (r, c) = (i / self.columns, i % self.columns);
                 for rr in r.saturating_sub(1)..(r + 2).min(self.rows) {
                     for cc in c.saturating_sub(1)..(c + 2).min(self.columns) {
@@ -140,7 +157,9 @@ impl Changes {
                     }
                 }
             }
-            largest = largest.max(size);
+            if region.len() > largest.len() {
+                largest = region;
+            }
         }
         largest
     }
@@ -348,7 +367,14 @@ mod tests {
         paint(&mut moved, 400, 100, 30, skin);
         assert!(motion.compare(&moved).largest_region() <= 4);
         paint(&mut moved, 600, 300, 200, skin);
-        assert!(motion.compare(&moved).largest_region() >= 36);
+        let changes = motion.compare(&moved);
+        assert!(changes.largest_region() >= 36);
+        // The hand alone: not the dice beside it.
+        let hand = changes.largest();
+        assert_eq!(hand.largest_region(), changes.largest_region());
+        assert!(hand.touches([650.0, 350.0, 700.0, 400.0]));
+        assert!(changes.touches([105.0, 105.0, 125.0, 125.0]));
+        assert!(!hand.touches([105.0, 105.0, 125.0, 125.0]));
         // From the frame before, only the hand moved: the dice were there already.
         assert!(motion.step().largest_region() >= 36);
         assert!(!motion.step().touches([105.0, 105.0, 125.0, 125.0]));

@@ -11,7 +11,7 @@ use calibration::places::{
     PILLAR_RADIUS_MM, distance, flat_fit, floor_top_mm, nearest_pillar, pillar_point,
 };
 use calibration::quality::{DIE_SIZE_MM, TOP_FLOOR};
-use calibration::{Camera, MatLayout, MatPlace, TablePoint, ZoneKind};
+use calibration::{Camera, MatLayout, MatPlace, TablePoint, Zone, ZoneKind};
 
 use crate::reader::{BoxPx, MeepleRank, Reading};
 
@@ -112,6 +112,25 @@ impl TableGeometry {
             }
         }
         points
+    }
+
+    /// The box in pixels of the frame of `zone` with what stands in it: from the mat up to a
+    /// master's head, on a tower's top floor on its die (towers of unknown height at floor
+    /// 1). `None` when part of it is behind the camera.
+    pub fn zone_box_px(&self, zone: &Zone) -> Option<BoxPx> {
+        let master = MeepleSize::of(MeepleRank::Master).height_mm;
+        let top_mm = if zone.kind == ZoneKind::Tower {
+            let level = self.tower_levels.get(&zone.name).copied().unwrap_or(1);
+            floor_top_mm(level) + DIE_SIZE_MM + master
+        } else {
+            master
+        };
+        let ([x, y], [w, h]) = (zone.center_mm, zone.size_mm);
+        let corners = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)];
+        let points = corners.into_iter().flat_map(|(a, b)| {
+            [0.0, top_mm].map(|up| TablePoint::on_mat(x + a * w, y + b * h).at_height(up))
+        });
+        Some(self.projected_box(points)?.map(|v| v as f32))
     }
 
     /// Sets the `place` of every die and meeple of `reading` (`None` off every zone), and
