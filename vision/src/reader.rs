@@ -587,23 +587,17 @@ impl DiceReader {
         });
         let [left, top, w, h] = window.unwrap_or([0, 0, width, height]);
         let plan = self.finder_plan(w, h)?;
-        self.shrunk.resize((width * height * 3) as usize, 0);
-        let source = ImageRef::new(
-            image.width(),
-            image.height(),
-            image.as_raw(),
-            PixelType::U8x3,
+        shrink(
+            &mut self.resizer,
+            image,
+            (width, height),
+            [left, top, w, h],
+            &mut self.shrunk,
         )
         .map_err(|e| model_error(&self.finder_name, e))?;
-        let mut shrunk = Image::from_slice_u8(width, height, &mut self.shrunk, PixelType::U8x3)
-            .map_err(|e| model_error(&self.finder_name, e))?;
-        self.resizer
-            .resize(&source, &mut shrunk, &resize_options())
-            .map_err(|e| model_error(&self.finder_name, e))?;
-        let full_w = width as usize;
         let (left, top, w, h) = (left as usize, top as usize, w as usize, h as usize);
         let input = tract_ndarray::Array4::from_shape_fn((1, 3, h, w), |(_, c, y, x)| {
-            f32::from(self.shrunk[((top + y) * full_w + left + x) * 3 + c]) / 255.0
+            f32::from(self.shrunk[(y * w + x) * 3 + c]) / 255.0
         });
         let outputs = plan
             .run(tvec!(Tensor::from(input).into()))
@@ -1025,6 +1019,45 @@ fn write_turned(pixels: &[u8], quarters: usize, sample: &mut [f32]) {
     }
 }
 
+/// `image` shrunk to `size`, only its `window` (`[left, top, width, height]` of the shrunk
+/// frame) into `out`, row by row: the window's pixels are the whole shrunk frame's
+/// (fast_image_resize takes the filter's taps beyond a crop's edges), for the window's cost.
+fn shrink(
+    resizer: &mut Resizer,
+    image: &RgbImage,
+    size: (u32, u32),
+    [left, top, width, height]: [u32; 4],
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    out.resize((width * height * 3) as usize, 0);
+    let source = ImageRef::new(
+        image.width(),
+        image.height(),
+        image.as_raw(),
+        PixelType::U8x3,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut shrunk =
+        Image::from_slice_u8(width, height, out, PixelType::U8x3).map_err(|e| e.to_string())?;
+    // The crop in the image's pixels; rounding must not take it past the image's edge,
+    // which fast_image_resize refuses.
+    let span = |start: u32, count: u32, shrunk: u32, full: u32| {
+        let to_full = f64::from(full) / f64::from(shrunk);
+        let from = f64::from(start) * to_full;
+        let mut length = f64::from(count) * to_full;
+        while from + length > f64::from(full) {
+            length = f64::from_bits(length.to_bits() - 1);
+        }
+        (from, length)
+    };
+    let (x, w) = span(left, width, size.0, image.width());
+    let (y, h) = span(top, height, size.1, image.height());
+    let options = resize_options().crop(x, y, w, h);
+    resizer
+        .resize(&source, &mut shrunk, &options)
+        .map_err(|e| e.to_string())
+}
+
 fn resize_options() -> ResizeOptions {
     ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear))
 }
@@ -1267,6 +1300,35 @@ mod tests {
         assert_eq!((left % 32, top % 32), (0, 0));
         // Over half the frame: none.
         assert_eq!(finder_window([150.0, 50.0, 350.0, 250.0], 512, 288), None);
+    }
+
+    #[test]
+    fn a_window_shrunk_alone_has_the_pixels_of_the_whole_shrunk_frame() {
+        let mut resizer = Resizer::new();
+        // A webcam's frame, and an odd size whose scale has no exact binary fraction.
+        for (full_w, full_h) in [(1280, 720), (1001, 563)] {
+            let image = RgbImage::from_fn(full_w, full_h, |x, y| {
+                image::Rgb([(x * 7 + y * 3) as u8, (x ^ y) as u8, (x * y / 5) as u8])
+            });
+            let (width, height) = finder_size(full_w, full_h, FINDER_LONG_PX);
+            let mut whole = Vec::new();
+            let all = [0, 0, width, height];
+            shrink(&mut resizer, &image, (width, height), all, &mut whole).unwrap();
+            // Inside, and against the far corner.
+            for window in [[96, 32, 192, 128], [width - 128, height - 64, 128, 64]] {
+                let [left, top, w, h] = window.map(|v| v as usize);
+                let mut part = Vec::new();
+                shrink(&mut resizer, &image, (width, height), window, &mut part).unwrap();
+                for y in 0..h {
+                    let row = ((top + y) * width as usize + left) * 3;
+                    assert_eq!(
+                        part[y * w * 3..(y + 1) * w * 3],
+                        whole[row..row + w * 3],
+                        "{full_w}x{full_h}, window at {left},{top}, row {y}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
