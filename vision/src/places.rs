@@ -1,8 +1,9 @@
 //! Where each read item stands, in the mat's words: with a calibration, a die's box centre
 //! is traced back onto the plane at the height its centre would have on each tower floor
 //! (and on the mat for the roll area, the mana pool and the spellbooks); a meeple's base is
-//! the point on each such plane whose projected meeple best fits its box; the nearest pillar
-//! or zone that fits is the item's place.
+//! the point on each such plane whose projected meeple best fits its box; of the pillars and
+//! zones that fit, the one nearest that point where the piece would have the box's height is
+//! the item's place.
 
 use std::collections::HashMap;
 
