@@ -20,10 +20,15 @@ fn tower_of_zone(zone: &str) -> Option<TowerId> {
         .find(|&t| synth::tower_zone(t) == zone)
 }
 
+/// The player of spellbook board `board` (1-4), `seats` the players in seating order.
+fn seat_of(board: u8, seats: &[PlayerColor]) -> Option<PlayerColor> {
+    seats.get(usize::from(board).checked_sub(1)?).copied()
+}
+
 /// A place of the mat in the words of the game; `seats` are the players in seating order
 /// (spellbook board 1 is the first's).
 pub fn game_place(place: Option<&MatPlace>, seats: &[PlayerColor]) -> Place {
-    let seat = |board: u8| seats.get(usize::from(board).wrapping_sub(1)).copied();
+    let seat = |board: u8| seat_of(board, seats);
     match place {
         Some(MatPlace::Tower {
             tower,
@@ -350,10 +355,7 @@ impl TableReader {
     /// The zones of the game a hand in `blocks` is over (the whole table when it is over
     /// none of them: an arm over the mat's edge still keeps anything from settling).
     fn covered_zones(&self, blocks: &Changes, seats: &[PlayerColor]) -> Vec<Zone> {
-        let seat = |zone: &calibration::Zone| {
-            let board: usize = zone.name.strip_prefix("spellbook-")?.parse().ok()?;
-            seats.get(board.checked_sub(1)?).copied()
-        };
+        let seat = |zone| seat_of(calibration::places::spellbook_number(zone)?, seats);
         let mut covered = Vec::new();
         for zone in &self.geometry.layout.zones {
             let Some(box_px) = self.geometry.zone_box_px(zone) else {
