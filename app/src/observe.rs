@@ -280,8 +280,7 @@ impl TableReader {
         // is not read: the last reading stands (a covered zone keeps it), and the frame it
         // was read from stays the one later frames are compared with, so the first frame
         // after the hand reads what the hand changed.
-        let hand_blocks = self.motion.step().largest();
-        let hand = hand_blocks.largest_region() >= HAND_BLOCKS;
+        let hand = self.motion.step().largest_region() >= HAND_BLOCKS;
         let under_hand = hand && !camera_in_doubt && self.last.is_some();
         let mut repeated = false;
         let mut reading = match (&self.last, &mut self.settling) {
@@ -347,7 +346,7 @@ impl TableReader {
         if camera_in_doubt {
             observation.covered.push(Zone::Table);
         } else if hand {
-            observation.covered = self.covered_zones(&hand_blocks, &seats);
+            observation.covered = self.covered_zones(&self.motion.step().largest(), &seats);
         }
         Ok((reading, observation))
     }
