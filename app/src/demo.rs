@@ -41,6 +41,7 @@ pub fn demo_request() -> synth::GameRequest {
         size: DEMO_SIZE,
         fps: DEMO_FPS,
         illegal_share: 0.25,
+        rest_share: 0.0,
     }
 }
 

@@ -308,6 +308,10 @@ enum SynthCommand {
         size: (usize, usize),
         #[arg(long, default_value_t = 15)]
         fps: u32,
+        /// The share of placements before which a player rests a hand over a die for a few
+        /// seconds (0 to 1).
+        #[arg(long, default_value_t = 0.0)]
+        rest_share: f64,
         /// Sprites from this folder instead of the committed ones.
         #[arg(long)]
         sprites: Option<PathBuf>,
@@ -505,6 +509,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             actions,
             size,
             fps,
+            rest_share,
             sprites,
         }) => {
             let players: Vec<PlayerColor> = players.into_iter().map(Into::into).collect();
@@ -517,6 +522,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                     actions,
                     size,
                     fps,
+                    rest_share,
                     sprites: sprites.as_deref(),
                 },
             )

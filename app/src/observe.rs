@@ -141,6 +141,11 @@ const MOVED_SHARE: f64 = 0.01;
 /// when a hand or an arm moves over the table; a die put down or taken moves 2-9.
 const HAND_BLOCKS: usize = 16;
 
+/// A hand that stops over the table after moving in is taken for the table once it has
+/// rested this long (seconds): by then it is more likely something put down at the
+/// picture's edge than a hand, and a table never read again would referee nothing.
+const REST_LIMIT_S: f64 = 10.0;
+
 /// After something moved, the blocks that moved are read again in at least this many still
 /// frames (as many as the referee's vote needs to fill its window,
 /// [`TableReader::new`]). Each is a fresh ballot for the vote: a die read near the reader's
@@ -178,6 +183,10 @@ pub struct TableReader {
     /// Frames read since the last search for markers (counted, not taken from the frames'
     /// numbers: a camera's numbers skip the frames dropped for newer ones).
     since_search: u32,
+    /// Whether the frame before had a hand over the table, moving or at rest.
+    hand_before: bool,
+    /// When the hand now resting over the table stopped (seconds of the frames' clock).
+    rest_since: Option<f64>,
 }
 
 impl TableReader {
@@ -208,6 +217,8 @@ impl TableReader {
             markers: None,
             tracking: None,
             since_search: TRACK_EVERY,
+            hand_before: false,
+            rest_since: None,
         }
     }
 
@@ -280,7 +291,21 @@ impl TableReader {
         // is not read: the last reading stands (a covered zone keeps it), and the frame it
         // was read from stays the one later frames are compared with, so the first frame
         // after the hand reads what the hand changed.
-        let hand = self.motion.step().largest_region() >= HAND_BLOCKS;
+        let step = self.motion.step().largest();
+        let moving_hand = step.largest_region() >= HAND_BLOCKS;
+        let seats: Vec<PlayerColor> = state.players().iter().map(|p| p.color).collect();
+        // A hand that stops over the table changes nothing from one frame to the next, so
+        // it is followed from the frames where it moved (`resting_hand`).
+        let resting = if moving_hand || !self.hand_before {
+            None
+        } else {
+            self.resting_hand(&seats, time_s)
+        };
+        if resting.is_none() {
+            self.rest_since = None;
+        }
+        let hand = moving_hand || resting.is_some();
+        self.hand_before = hand;
         let under_hand = hand && !camera_in_doubt && self.last.is_some();
         let mut repeated = false;
         let mut reading = match (&self.last, &mut self.settling) {
@@ -338,17 +363,38 @@ impl TableReader {
             .map(|t| (synth::tower_zone(t.id).to_owned(), t.level))
             .collect::<HashMap<_, _>>();
         self.geometry.locate(&mut reading);
-        let seats: Vec<PlayerColor> = state.players().iter().map(|p| p.color).collect();
         let mut observation = observation_of(&reading, &seats, frame, time_s);
         observation.repeated = repeated;
         // A hand or an arm over the table, or a camera that moved and is not followed yet:
         // nothing is settled.
         if camera_in_doubt {
             observation.covered.push(Zone::Table);
+        } else if let Some(zones) = resting {
+            observation.covered = zones;
         } else if hand {
-            observation.covered = self.covered_zones(&self.motion.step().largest(), &seats);
+            observation.covered = self.covered_zones(&step, &seats);
         }
         Ok((reading, observation))
+    }
+
+    /// The zones of the game under a hand that has stopped over the table, when the frame
+    /// last compared shows one, `None` when it does not. A frame after a hand moved shows
+    /// one when it still differs from the frame last read, beyond the whole frame's drift
+    /// (`Motion::beyond_drift`), by a region as large as a hand's that reaches the
+    /// picture's border (the arm) and lies over a zone of the game. A die or a meeple put
+    /// down lies inside the picture, and is read; so is a hand at rest longer than
+    /// [`REST_LIMIT_S`].
+    fn resting_hand(&mut self, seats: &[PlayerColor], time_s: f64) -> Option<Vec<Zone>> {
+        let lasting = self.motion.beyond_drift().largest();
+        if lasting.largest_region() < HAND_BLOCKS || !lasting.touches_border() {
+            return None;
+        }
+        let zones = self.covered_zones(&lasting, seats);
+        if zones == [Zone::Table] {
+            return None;
+        }
+        let since = *self.rest_since.get_or_insert(time_s);
+        (time_s - since <= REST_LIMIT_S).then_some(zones)
     }
 
     /// The zones of the game a hand in `blocks` is over (the whole table when it is over
@@ -505,6 +551,72 @@ mod tests {
                 "frame {frame}"
             );
         }
+    }
+
+    #[test]
+    fn a_hand_that_stops_over_the_table_covers_it_until_it_leaves() {
+        let (image, camera, state) = front_view();
+        let mut table =
+            TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2(), 5);
+        let (first, _) = table.observe(&image, &state, 0, 0.0).unwrap();
+        let width = image.width();
+        // An arm from the right border, its hand over the second player's spellbook.
+        let arm = |x0: u32| {
+            let mut frame = image.clone();
+            for y in 430..630 {
+                for x in x0..width {
+                    frame.put_pixel(x, y, image::Rgb([214, 162, 140]));
+                }
+            }
+            frame
+        };
+        let green = PlayerColor::Green;
+        let spellbook = [
+            Zone::Spellbook { player: green },
+            Zone::Reserve { player: green },
+        ];
+        let mut time = 0.0;
+        let mut observe = |table: &mut TableReader, picture: &RgbImage, frame: u64| {
+            time += 1.0;
+            let (reading, observation) = table.observe(picture, &state, frame, time).unwrap();
+            (reading.dice.len(), observation)
+        };
+        // It reaches in, then rests: nothing moves from frame to frame, but the frame
+        // differs from the table last read by a hand and an arm.
+        for (frame, x0) in [(1, 1100), (2, 900)] {
+            let (_, observation) = observe(&mut table, &arm(x0), frame);
+            assert!(observation.repeated, "frame {frame}");
+        }
+        for frame in 3..8 {
+            let (dice, observation) = observe(&mut table, &arm(900), frame);
+            assert_eq!(observation.covered, spellbook, "frame {frame}");
+            assert!(observation.repeated, "frame {frame} was read");
+            assert_eq!(dice, first.dice.len());
+        }
+        // It leaves, and the camera's exposure follows it out (a tenth brighter): the
+        // table is read once still.
+        let mut brighter = image.clone();
+        for p in brighter.pixels_mut() {
+            p.0 = p.0.map(|v| (f32::from(v) * 1.1).min(255.0) as u8);
+        }
+        let (_, observation) = observe(&mut table, &brighter, 8);
+        assert!(observation.is_covered(), "the hand moved out");
+        let (_, observation) = observe(&mut table, &brighter, 9);
+        assert!(observation.covered.is_empty() && !observation.repeated);
+        // A hand at rest longer than REST_LIMIT_S is taken for the table.
+        for (frame, x0) in [(10, 1100), (11, 900)] {
+            observe(&mut table, &arm(x0), frame);
+        }
+        let mut frame = 12;
+        while observe(&mut table, &arm(900), frame).1.is_covered() {
+            frame += 1;
+            assert!(frame < 12 + REST_LIMIT_S as u64 + 2, "still covered");
+        }
+        assert!(
+            frame >= 12 + REST_LIMIT_S as u64,
+            "read after {} s",
+            frame - 12
+        );
     }
 
     #[test]

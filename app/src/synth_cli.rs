@@ -80,6 +80,8 @@ pub struct GameOptions<'a> {
     pub actions: Option<usize>,
     pub size: (usize, usize),
     pub fps: u32,
+    /// `synth::GameRequest::rest_share`.
+    pub rest_share: f64,
     pub sprites: Option<&'a Path>,
 }
 
@@ -94,6 +96,7 @@ pub fn game(out: &mut impl Write, options: &GameOptions<'_>) -> anyhow::Result<O
             size: options.size,
             fps: options.fps,
             illegal_share: 0.25,
+            rest_share: options.rest_share,
         },
         options.dir,
     )

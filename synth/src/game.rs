@@ -36,7 +36,17 @@ pub struct GameRequest {
     pub fps: u32,
     /// The share of placements that a player first puts somewhere illegal.
     pub illegal_share: f64,
+    /// The share of placements before which a player, thinking, rests a hand over a die on
+    /// the table for a few seconds, hiding it and what stands near it. 0 leaves every other
+    /// frame of the game as it is without rests.
+    pub rest_share: f64,
 }
+
+/// How long a hand rests over the table before a placement (`GameRequest::rest_share`),
+/// in seconds.
+const REST_SECONDS: std::ops::Range<f64> = 1.5..4.0;
+/// A resting hand is never quite still: its wrist wanders this far (mm) from frame to frame.
+const REST_TREMOR_MM: f64 = 1.5;
 
 /// One entry of the true action log.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -118,6 +128,24 @@ impl Film<'_> {
         Ok(())
     }
 
+    /// A hand that stays over `table` for `count` frames, trembling a little
+    /// ([`REST_TREMOR_MM`]), as a player's thinking hand does.
+    fn rest(
+        &mut self,
+        table: &TableLayout,
+        truth: &Truth,
+        hand: &Hand,
+        count: usize,
+    ) -> Result<(), SynthError> {
+        for _ in 0..count {
+            let mut resting = hand.clone();
+            resting.wrist.0 += self.rng.random_range(-REST_TREMOR_MM..REST_TREMOR_MM);
+            resting.wrist.1 += self.rng.random_range(-REST_TREMOR_MM..REST_TREMOR_MM);
+            self.shoot(table, truth, &[resting], 0.0, 1)?;
+        }
+        Ok(())
+    }
+
     /// A hand moving from off the table to `target` over `count` frames (or back).
     fn reach(
         &mut self,
@@ -165,6 +193,9 @@ pub fn render_game(
     std::fs::create_dir_all(dir).map_err(|e| write_error(dir, &e))?;
     let started = Instant::now();
     let mut rng = ChaCha8Rng::seed_from_u64(request.seed);
+    // Rests draw from their own stream, so that a game rendered without them is the same
+    // game, frame for frame, as before they existed.
+    let mut rest_rng = ChaCha8Rng::seed_from_u64(request.seed ^ 0x5E57);
     let catalogue = TileCatalogue::arkhanos();
     let setup = GameSetup::random(&request.players, &catalogue, &mut rng);
     let (mut record, _) = rules::random_game(setup.clone(), &catalogue, &mut rng)
@@ -274,6 +305,17 @@ pub fn render_game(
                 tower,
                 pillar,
             } => {
+                if request.rest_share > 0.0
+                    && rest_rng.random_bool(request.rest_share.min(1.0))
+                    && !before.dice.is_empty()
+                {
+                    let over = before.dice[rest_rng.random_range(0..before.dice.len())].at;
+                    let hand = Hand::reaching((over.x_mm, over.y_mm), size_mm, &mut rest_rng);
+                    let seconds = rest_rng.random_range(REST_SECONDS);
+                    film.reach(&before, &truth_before, &hand, frames_for(0.5), true)?;
+                    film.rest(&before, &truth_before, &hand, frames_for(seconds))?;
+                    film.reach(&before, &truth_before, &hand, frames_for(0.4), false)?;
+                }
                 let first = film.frames;
                 let mut in_hand = before.clone();
                 if let Some(i) = in_hand

@@ -16,6 +16,7 @@ fn a_rendered_game_replays_and_logs_every_frame() {
         size: (160, 120),
         fps: 15,
         illegal_share: 1.0,
+        rest_share: 0.0,
     };
     let summary = render_game(&studio, &request, &dir).unwrap();
     let saved: GameSummary =
@@ -94,6 +95,7 @@ fn a_rendered_game_keeps_its_frames() {
         size: (320, 240),
         fps: 15,
         illegal_share: 0.25,
+        rest_share: 0.0,
     };
     let summary = render_game(&studio, &request, &dir).unwrap();
     let frames: Vec<u64> = [0, summary.frames / 2, summary.frames - 1]
@@ -115,4 +117,53 @@ fn a_rendered_game_keeps_its_frames() {
         ),
         "the rendered game changed"
     );
+}
+
+/// Before each placement of a game rendered with rests, a hand rests over the table for
+/// 1.5-4 s between the actions, hiding dice that stand there (`GameRequest::rest_share`).
+#[test]
+fn a_hand_rests_over_the_dice_before_each_placement_when_asked() {
+    let studio = Studio::new().unwrap();
+    let dir = std::env::temp_dir().join(format!("tablesight-game-rest-{}", std::process::id()));
+    let request = GameRequest {
+        seed: 5,
+        players: vec![rules::PlayerColor::Red, rules::PlayerColor::Blue],
+        max_actions: Some(6),
+        size: (160, 120),
+        fps: 15,
+        illegal_share: 0.25,
+        rest_share: 1.0,
+    };
+    let summary = render_game(&studio, &request, &dir).unwrap();
+    let labels: Vec<synth::Labels> = std::fs::read_to_string(dir.join("labels.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    std::fs::remove_dir_all(&dir).ok();
+    let seen = |frame: usize| {
+        labels[frame]
+            .dice
+            .iter()
+            .filter(|d| d.visible >= 0.5)
+            .count()
+    };
+    let mut rests = 0;
+    for pair in summary.log.windows(2) {
+        let (before, entry) = (&pair[0], &pair[1]);
+        // A staged placement and the legal one after it come in one reach.
+        if !matches!(entry.action, rules::Action::Place { .. }) || !before.legal {
+            continue;
+        }
+        let gap = before.last_frame + 1..entry.first_frame;
+        let hidden = gap.clone().filter(|&f| seen(f) < seen(gap.start)).count();
+        assert!(
+            hidden >= 15 * 3 / 2,
+            "{} frames hide a die before frame {}",
+            hidden,
+            entry.first_frame
+        );
+        rests += 1;
+    }
+    assert!(rests >= 2, "{rests} placements");
 }

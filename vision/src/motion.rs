@@ -164,6 +164,18 @@ impl Changes {
         largest
     }
 
+    /// Whether a block on the frame's border moved: an arm reaches over the table from
+    /// beyond the picture, a die or a cup put down lies inside it.
+    pub fn touches_border(&self) -> bool {
+        if !self.block_px.is_finite() {
+            return self.any();
+        }
+        (0..self.moved.len()).any(|i| {
+            let (r, c) = (i / self.columns, i % self.columns);
+            self.moved[i] && (r == 0 || c == 0 || r + 1 == self.rows || c + 1 == self.columns)
+        })
+    }
+
     /// The box (pixels of the frame) around every block that moved; `None` when nothing
     /// did, or when the whole frame counts as moved (`Changes::everything`).
     pub fn bounds(&self) -> Option<BoxPx> {
@@ -220,8 +232,8 @@ impl Motion {
     /// ([`Motion::mark_read`]); everything when there is none, or its size differs.
     pub fn compare(&mut self, image: &RgbImage) -> Changes {
         let now = Thumbnail::of(image);
-        let changes = between(self.read.as_ref(), &now);
-        self.step = between(self.latest.as_ref(), &now);
+        let changes = between(self.read.as_ref(), &now, [1.0; 3]);
+        self.step = between(self.latest.as_ref(), &now, [1.0; 3]);
         self.latest = Some(now);
         changes
     }
@@ -233,6 +245,35 @@ impl Motion {
         &self.step
     }
 
+    /// The blocks of the frame last compared that differ from the frame last read once the
+    /// whole frame's drift is taken out: a webcam's auto-exposure and white balance follow
+    /// a hand in and out of the picture, which moves every bright block a little for
+    /// seconds after (one gain a channel, the median of the cells' ratios, which a hand
+    /// over part of the frame does not sway). What remains after a hand stopped over the
+    /// table is the hand and the arm. Everything when there is nothing to compare.
+    pub fn beyond_drift(&self) -> Changes {
+        let (Some(read), Some(latest)) = (&self.read, &self.latest) else {
+            return Changes::everything();
+        };
+        if read.frame != latest.frame {
+            return Changes::everything();
+        }
+        let mut ratios: Vec<f32> = Vec::with_capacity(latest.cells.len());
+        let gain = [0, 1, 2].map(|c| {
+            ratios.clear();
+            ratios.extend(
+                latest
+                    .cells
+                    .iter()
+                    .zip(&read.cells)
+                    .map(|(now, before)| (now[c] + 1.0) / (before[c] + 1.0)),
+            );
+            let middle = ratios.len() / 2;
+            *ratios.select_nth_unstable_by(middle, f32::total_cmp).1
+        });
+        between(Some(read), latest, gain)
+    }
+
     /// The frame last compared has been read: later frames are compared with it.
     pub fn mark_read(&mut self) {
         if let Some(latest) = &self.latest {
@@ -241,9 +282,9 @@ impl Motion {
     }
 }
 
-/// The blocks that moved from `before` to `now`; everything when there is no `before`, or
-/// its size differs.
-fn between(before: Option<&Thumbnail>, now: &Thumbnail) -> Changes {
+/// The blocks that moved from `before`, its channels times `gain`, to `now`; everything
+/// when there is no `before`, or its size differs.
+fn between(before: Option<&Thumbnail>, now: &Thumbnail, gain: [f32; 3]) -> Changes {
     let Some(before) = before.filter(|b| b.frame == now.frame) else {
         return Changes::everything();
     };
@@ -255,7 +296,9 @@ fn between(before: Option<&Thumbnail>, now: &Thumbnail) -> Changes {
             let i = y * now.columns + x;
             let total = &mut totals[(y / BLOCK_CELLS) * columns + x / BLOCK_CELLS];
             let (a, b) = (now.cells[i], before.cells[i]);
-            total.0 += (0..3).map(|c| (a[c] - b[c]).abs()).fold(0.0, f32::max);
+            total.0 += (0..3)
+                .map(|c| (a[c] - b[c] * gain[c]).abs())
+                .fold(0.0, f32::max);
             total.1 += 1;
         }
     }
@@ -353,6 +396,39 @@ mod tests {
         assert!(changes.touches([0.0, 0.0, 1.0, 1.0]));
         assert_eq!(changes.share(), 1.0);
         assert_eq!(changes.bounds(), None);
+    }
+
+    #[test]
+    fn a_drift_of_the_whole_frame_is_taken_out_and_a_hand_from_the_border_stays() {
+        let mut motion = Motion::default();
+        let first = table();
+        motion.compare(&first);
+        motion.mark_read();
+        // Auto-exposure brightens the frame by a tenth, white balance warms it, and a hand
+        // rests over it with its arm from the left border.
+        let mut drifted = first.clone();
+        for p in drifted.pixels_mut() {
+            p[0] = (f32::from(p[0]) * 1.15).min(255.0) as u8;
+            p[1] = (f32::from(p[1]) * 1.1).min(255.0) as u8;
+            p[2] = (f32::from(p[2]) * 1.05).min(255.0) as u8;
+        }
+        assert!(
+            motion.compare(&drifted).share() > 0.3,
+            "the drift moves blocks"
+        );
+        assert!(!motion.beyond_drift().any(), "the drift alone is taken out");
+        let skin = [220, 170, 150];
+        paint(&mut drifted, 0, 300, 400, skin);
+        motion.compare(&drifted);
+        let lasting = motion.beyond_drift();
+        assert!(lasting.largest_region() >= 100 && lasting.share() < 0.25);
+        assert!(lasting.touches_border());
+        // A die put down inside the frame touches no border.
+        let mut die = first.clone();
+        paint(&mut die, 600, 300, 30, [250, 250, 250]);
+        motion.compare(&die);
+        assert!(motion.beyond_drift().any() && !motion.beyond_drift().touches_border());
+        assert!(Changes::everything().touches_border());
     }
 
     #[test]
