@@ -285,6 +285,13 @@ impl TableReader {
         time_s: f64,
     ) -> Result<(Reading, Observation), VisionError> {
         let camera_in_doubt = self.track(image);
+        self.geometry.tower_levels = state
+            .towers()
+            .iter()
+            .map(|t| (synth::tower_zone(t.id).to_owned(), t.level))
+            .collect::<HashMap<_, _>>();
+        // Pieces of the game stand in its zones: the frame is read there only.
+        let zones = (self.geometry).zones_region(image.width(), image.height());
         let moved = self.motion.compare(image);
         // A hand or an arm moving over the table moves many blocks from one frame to the
         // next. Nothing settles under it and the referee counts none of its frames, so it
@@ -313,12 +320,13 @@ impl TableReader {
                 repeated = true;
                 last.clone()
             }
-            (None, _) => self.reader.read(image)?,
-            (Some(last), _) if moved.any() => self.reader.read_moved(image, last, &moved)?,
+            (None, _) => self.reader.read_within(image, &zones)?,
+            (Some(last), _) if moved.any() => {
+                (self.reader).read_moved(image, last, &moved.within(&zones))?
+            }
             (Some(_), Some(settling)) => {
-                let reading = self
-                    .reader
-                    .read_again(image, &settling.base, &settling.blocks)?;
+                let blocks = settling.blocks.within(&zones);
+                let reading = self.reader.read_again(image, &settling.base, &blocks)?;
                 settling.left -= 1;
                 if settling.left == 0 {
                     self.settling = None;
@@ -357,11 +365,6 @@ impl TableReader {
         if !repeated {
             self.last = Some(reading.clone());
         }
-        self.geometry.tower_levels = state
-            .towers()
-            .iter()
-            .map(|t| (synth::tower_zone(t.id).to_owned(), t.level))
-            .collect::<HashMap<_, _>>();
         self.geometry.locate(&mut reading);
         let mut observation = observation_of(&reading, &seats, frame, time_s);
         observation.repeated = repeated;

@@ -4,7 +4,8 @@
 //! camera's frames read once each, only where they moved lately (`Motion`, `read_moved`,
 //! `read_again`): a still frame, a frame where one die was put down, and one of the still
 //! frames after it, read again there (the finder on a window around the die, the reader on
-//! the items there).
+//! the items there); and a camera's frame read whole with a calibration (the scene's own
+//! camera): the finder on a window over the game's zones, the reader on what it finds there.
 //! Run: `RAYON_NUM_THREADS=1 cargo bench -p tablesight-vision --bench reader`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly on bad set-up
@@ -13,7 +14,7 @@ use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use image::imageops::FilterType;
-use vision::{DiceReader, Motion, ReaderSettings, read_rgb};
+use vision::{DiceReader, Motion, ReaderSettings, TableGeometry, read_rgb};
 
 fn fixture(name: &str) -> image::RgbImage {
     read_rgb(
@@ -64,6 +65,23 @@ fn reader(c: &mut Criterion) {
     group.bench_function("camera frame read once, whole-frame search", |b| {
         b.iter(|| reader.read(&frame).unwrap());
     });
+    let labels: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../tests/fixtures/reader/scene-720p-0.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let camera: calibration::Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
+    let zones = TableGeometry::new(camera, calibration::MatLayout::a2())
+        .zones_region(frame.width(), frame.height());
+    group.bench_function(
+        "camera frame read once with a calibration, over the zones",
+        |b| {
+            b.iter(|| reader.read_within(&frame, &zones).unwrap());
+        },
+    );
     group.bench_function("camera frame, nothing moved (motion + reading kept)", |b| {
         b.iter(|| {
             let changes = motion.compare(&frame);

@@ -32,11 +32,17 @@ struct Thumbnail {
     cells: Vec<[f32; 3]>,
 }
 
+/// The thumbnail's cell of a frame `width` pixels wide (pixels a side), and its columns and
+/// rows of cells.
+fn cells_of(width: u32, height: u32) -> (u32, usize, usize) {
+    let cell = (width / THUMB_WIDTH).max(1);
+    (cell, (width / cell) as usize, (height / cell) as usize)
+}
+
 impl Thumbnail {
     fn of(image: &RgbImage) -> Self {
         let (width, height) = image.dimensions();
-        let cell = (width / THUMB_WIDTH).max(1);
-        let (columns, rows) = ((width / cell) as usize, (height / cell) as usize);
+        let (cell, columns, rows) = cells_of(width, height);
         let mut cells = vec![[0.0f32; 3]; columns * rows];
         let stride = width as usize * 3;
         let pixels = image.as_raw();
@@ -88,6 +94,54 @@ impl Changes {
             columns: 1,
             rows: 1,
             moved: vec![true],
+        }
+    }
+
+    /// The blocks of a `width` x `height` frame (the grid [`Motion`] compares frames on)
+    /// that overlap any of `boxes` (pixels): with a calibration, where the game's pieces
+    /// can be seen.
+    pub fn covering(width: u32, height: u32, boxes: &[BoxPx]) -> Self {
+        let (cell, cell_columns, cell_rows) = cells_of(width, height);
+        let block_px = (cell as usize * BLOCK_CELLS) as f32;
+        let (columns, rows) = (
+            cell_columns.div_ceil(BLOCK_CELLS),
+            cell_rows.div_ceil(BLOCK_CELLS),
+        );
+        let mut moved = vec![false; columns * rows];
+        let block = |v: f32, count: usize| ((v / block_px).max(0.0) as usize).min(count - 1);
+        for b in boxes {
+            if b[2] < 0.0 || b[3] < 0.0 || b[0] >= width as f32 || b[1] >= height as f32 {
+                continue;
+            }
+            for r in block(b[1], rows)..=block(b[3], rows) {
+                for c in block(b[0], columns)..=block(b[2], columns) {
+                    moved[r * columns + c] = true;
+                }
+            }
+        }
+        Self {
+            block_px,
+            columns,
+            rows,
+            moved,
+        }
+    }
+
+    /// Only the blocks that also lie in `area` (of the same grid). `Changes::everything`
+    /// within an area is the area; an area of another grid, or everything, leaves `self`.
+    pub fn within(&self, area: &Changes) -> Changes {
+        if !self.block_px.is_finite() && area.block_px.is_finite() && self.any() {
+            return area.clone();
+        }
+        let grid = |c: &Changes| (c.block_px, c.columns, c.rows);
+        if grid(self) != grid(area) {
+            return self.clone();
+        }
+        Changes {
+            moved: (self.moved.iter().zip(&area.moved))
+                .map(|(&a, &b)| a && b)
+                .collect(),
+            ..self.clone()
         }
     }
 
@@ -429,6 +483,35 @@ mod tests {
         motion.compare(&die);
         assert!(motion.beyond_drift().any() && !motion.beyond_drift().touches_border());
         assert!(Changes::everything().touches_border());
+    }
+
+    #[test]
+    fn changes_within_the_zones_keep_only_their_blocks() {
+        // Two zones of a 1280x720 frame; blocks of 32 px.
+        let zones = Changes::covering(
+            1280,
+            720,
+            &[[100.0, 100.0, 200.0, 150.0], [1250.0, 700.0, 1400.0, 800.0]],
+        );
+        assert!(zones.touches([110.0, 110.0, 120.0, 120.0]));
+        assert!(zones.touches([1270.0, 710.0, 1275.0, 715.0]));
+        assert!(!zones.touches([300.0, 300.0, 310.0, 310.0]));
+        // From (96, 96) to (224, 160): 4 x 2 blocks; the corner's two blocks, the last row
+        // of 40 x 23 running past the frame's bottom.
+        assert_eq!(zones.bounds(), Some([96.0, 96.0, 1280.0, 736.0]));
+        assert_eq!((zones.share() * 920.0).round(), 10.0);
+        let mut motion = Motion::default();
+        let first = table();
+        motion.compare(&first);
+        motion.mark_read();
+        let mut moved = first.clone();
+        paint(&mut moved, 110, 110, 30, [250, 250, 250]);
+        paint(&mut moved, 600, 300, 30, [250, 250, 250]);
+        let changes = motion.compare(&moved).within(&zones);
+        assert!(changes.touches([115.0, 115.0, 125.0, 125.0]));
+        assert!(!changes.touches([605.0, 305.0, 625.0, 325.0]));
+        assert_eq!(Changes::everything().within(&zones), zones);
+        assert_eq!(changes.within(&Changes::everything()), changes);
     }
 
     #[test]

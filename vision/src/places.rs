@@ -14,6 +14,7 @@ use calibration::places::{
 use calibration::quality::{DIE_SIZE_MM, TOP_FLOOR};
 use calibration::{Camera, MatLayout, MatPlace, TablePoint, Zone, ZoneKind};
 
+use crate::motion::Changes;
 use crate::reader::{BoxPx, MeepleRank, Reading};
 
 /// How far from a pillar's circle a piece may stand and still be on that tower (mm).
@@ -132,6 +133,16 @@ impl TableGeometry {
             [0.0, top_mm].map(|up| TablePoint::on_mat(x + a * w, y + b * h).at_height(up))
         });
         Some(self.projected_box(points)?.map(|v| v as f32))
+    }
+
+    /// The blocks of a `width` x `height` frame (`Motion`'s grid) over the box of any zone
+    /// (`zone_box_px`): where a piece of the game can be seen. A camera's frames are read
+    /// there only.
+    pub fn zones_region(&self, width: u32, height: u32) -> Changes {
+        let boxes: Vec<BoxPx> = (self.layout.zones.iter())
+            .filter_map(|zone| self.zone_box_px(zone))
+            .collect();
+        Changes::covering(width, height, &boxes)
     }
 
     /// Sets the `place` of every die and meeple of `reading` (`None` off every zone), and

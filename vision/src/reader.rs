@@ -432,6 +432,19 @@ impl DiceReader {
         Ok(self.numbered(self.without_specks(reading), None))
     }
 
+    /// Every die and meeple in the blocks of `region` (with a calibration, those over the
+    /// game's zones, `TableGeometry::zones_region`): the finder searches only a window
+    /// around them, and what it finds outside them is not read.
+    pub fn read_within(
+        &mut self,
+        image: &RgbImage,
+        region: &Changes,
+    ) -> Result<Reading, VisionError> {
+        let found = self.find_touching(image, region)?;
+        let reading = self.read_places(image, &found)?;
+        Ok(self.numbered(self.without_specks(reading), None))
+    }
+
     /// `reading` without the dice `settings.speck_share` calls specks.
     fn without_specks(&self, mut reading: Reading) -> Reading {
         if let Some(share) = self.settings.speck_share {
@@ -494,6 +507,9 @@ impl DiceReader {
         image: &RgbImage,
         region: &Changes,
     ) -> Result<Vec<Found>, VisionError> {
+        if !region.any() {
+            return Ok(Vec::new());
+        }
         let first_look_only = self.settings.second_look.is_none() && !self.settings.coarse_look;
         let found = match region.bounds() {
             Some(bounds) if first_look_only => {

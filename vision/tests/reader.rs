@@ -394,3 +394,56 @@ fn a_still_frame_is_read_again_where_items_were_read_before() {
     assert_eq!(item_ids(&again), item_ids(&before));
     assert_eq!(again.meeples.len(), before.meeples.len());
 }
+
+/// With a calibration a camera's frame is read over the game's zones only
+/// (`TableGeometry::zones_region`): the same pieces there as a search of the whole frame
+/// reads, and nothing beyond them (dice of other games about, cards, the hand).
+#[test]
+fn a_calibrated_frame_is_read_over_the_zones_only() {
+    let mut reader = DiceReader::shipped().unwrap();
+    reader.settings = vision::ReaderSettings::live();
+    let mut image = read_rgb(&fixtures().join("scene-720p-0.jpg")).unwrap();
+    let labels: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("scene-720p-0.json")).unwrap(),
+    )
+    .unwrap();
+    let camera: calibration::Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
+    let geometry = vision::TableGeometry::new(camera, calibration::MatLayout::a2());
+    let zones = geometry.zones_region(image.width(), image.height());
+    assert!(
+        zones.share() > 0.05 && zones.share() < 0.6,
+        "{}",
+        zones.share()
+    );
+    // A die of the scene copied off the mat, to the frame's top left: a die of another
+    // game lying beside the mat.
+    let die = reader.read(&image).unwrap().dice[0].box_px;
+    let (x0, y0) = ((die[0] - 8.0) as u32, (die[1] - 8.0) as u32);
+    let (w, h) = ((die[2] - die[0]) as u32 + 16, (die[3] - die[1]) as u32 + 16);
+    let patch = image::imageops::crop_imm(&image, x0, y0, w, h).to_image();
+    image::imageops::replace(&mut image, &patch, 40, 40);
+    assert!(!zones.touches([40.0, 40.0, (40 + w) as f32, (40 + h) as f32]));
+    let whole = reader.read(&image).unwrap();
+    let within = reader.read_within(&image, &zones).unwrap();
+    let boxes = |r: &Reading| -> Vec<[f32; 4]> {
+        (r.dice.iter().map(|d| d.box_px))
+            .chain(r.meeples.iter().map(|m| m.box_px))
+            .collect()
+    };
+    let (all, kept) = (boxes(&whole), boxes(&within));
+    println!(
+        "{} items in the whole frame, {} over the zones {:?}",
+        all.len(),
+        kept.len(),
+        zones.bounds()
+    );
+    assert!(kept.iter().all(|b| zones.touches(*b)));
+    let over_zones: Vec<_> = all.iter().filter(|b| zones.touches(**b)).collect();
+    assert!(
+        all.len() > over_zones.len(),
+        "nothing off the zones to leave out"
+    );
+    assert_eq!(kept.len(), over_zones.len());
+    let empty = vision::Changes::covering(image.width(), image.height(), &[]);
+    assert!(reader.read_within(&image, &empty).unwrap().dice.is_empty());
+}
