@@ -291,7 +291,7 @@ impl TableReader {
             .map(|t| (synth::tower_zone(t.id).to_owned(), t.level))
             .collect::<HashMap<_, _>>();
         // Pieces of the game stand in its zones: the frame is read there only.
-        let zones = (self.geometry).zones_region(image.width(), image.height());
+        let zones = self.geometry.zones_region(image.width(), image.height());
         let moved = self.motion.compare(image);
         // A hand or an arm moving over the table moves many blocks from one frame to the
         // next. Nothing settles under it and the referee counts none of its frames, so it
@@ -322,7 +322,7 @@ impl TableReader {
             }
             (None, _) => self.reader.read_within(image, &zones)?,
             (Some(last), _) if moved.any() => {
-                (self.reader).read_moved(image, last, &moved.within(&zones))?
+                self.reader.read_moved(image, last, &moved.within(&zones))?
             }
             (Some(_), Some(settling)) => {
                 let blocks = settling.blocks.within(&zones);

@@ -32,8 +32,8 @@ struct Thumbnail {
     cells: Vec<[f32; 3]>,
 }
 
-/// The thumbnail's cell of a frame `width` pixels wide (pixels a side), and its columns and
-/// rows of cells.
+/// The side in pixels of a thumbnail's cell for a `width` x `height` frame, and the
+/// thumbnail's columns and rows of cells.
 fn cells_of(width: u32, height: u32) -> (u32, usize, usize) {
     let cell = (width / THUMB_WIDTH).max(1);
     (cell, (width / cell) as usize, (height / cell) as usize)
