@@ -623,6 +623,63 @@ mod tests {
     }
 
     #[test]
+    fn a_rendered_hand_at_rest_is_not_read_and_the_table_after_it_is() {
+        // Frames 802-878 of a rendered game with hands at rest (tests/fixtures/live-rest):
+        // Red's hand reaches in (811-818), rests over the table trembling (819-845), goes
+        // (846-851), then puts the blue 5 on the central tower (852-869); the table is
+        // still after it (870-878).
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/live-rest");
+        let record = rules::GameRecord::from_json(
+            &std::fs::read_to_string(dir.join("record.json")).unwrap(),
+        )
+        .unwrap();
+        let catalogue = TileCatalogue::arkhanos();
+        let state = (record.actions.iter())
+            .try_fold(record.setup.start(&catalogue).unwrap(), |state, action| {
+                state.play(action)
+            })
+            .unwrap();
+        let frames: Vec<(u64, RgbImage)> = std::fs::read_to_string(dir.join("frames.jsonl"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|line| {
+                let entry: serde_json::Value = serde_json::from_str(line).unwrap();
+                let path = dir.join(entry["file"].as_str().unwrap());
+                (
+                    entry["number"].as_u64().unwrap(),
+                    vision::read_rgb(&path).unwrap(),
+                )
+            })
+            .collect();
+        let gray = vision::gray_from_image(&image::DynamicImage::ImageRgb8(frames[0].1.clone()));
+        let camera = crate::calibration_cli::camera_for(&MatLayout::a2(), &gray, None)
+            .unwrap()
+            .unwrap();
+        let mut table =
+            TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2(), 5);
+        let mut read_after = 0;
+        for (number, image) in &frames {
+            let (_, observation) = table
+                .observe(image, &state, *number, *number as f64 / 15.0)
+                .unwrap();
+            if (819..=845).contains(number) {
+                assert!(
+                    observation.is_covered() && observation.repeated,
+                    "frame {number}, under the resting hand, was read"
+                );
+            }
+            if *number >= 870 && !observation.is_covered() && !observation.repeated {
+                read_after += 1;
+            }
+        }
+        assert!(
+            read_after >= 4,
+            "{read_after} still frames read after the hand"
+        );
+    }
+
+    #[test]
     fn a_camera_that_moved_is_followed_and_nothing_settles_until_it_is() {
         let (image, truth, state) = front_view();
         let layout = MatLayout::a2();
