@@ -148,6 +148,9 @@ pub struct LiveFrame {
     /// Where a die on each top-floor pillar shows in the frame, once calibrated (to light
     /// the legal pillars in teach mode).
     pub pillars_px: Vec<(TowerId, PillarIndex, [f32; 2])>,
+    /// The zones under a hand in this frame, in its pixels: the referee waits for the hand
+    /// to leave them (shaded on the image).
+    pub covered_px: Vec<vision::BoxPx>,
 }
 
 /// What the referee says, as the window shows it.
@@ -758,7 +761,7 @@ impl Worker {
     fn read(&mut self, eyes: &mut Eyes, referee: &mut Referee, frame: &Frame, time_s: f64) {
         let (image, number) = (&frame.image, frame.number);
         let started = Instant::now();
-        let mut pillars_px = Vec::new();
+        let (mut pillars_px, mut covered_px) = (Vec::new(), Vec::new());
         let (reading, events) = match eyes {
             Eyes::Bare(reader) => match reader.read(image) {
                 Ok(reading) => (reading, Vec::new()),
@@ -771,6 +774,8 @@ impl Worker {
                 Ok((reading, observation)) => {
                     self.snapshot.tracking = table.tracking().map(ToString::to_string);
                     self.snapshot.hand = hand_words(&observation.covered, table.tracking());
+                    let seats: Vec<_> = referee.state().players().iter().map(|p| p.color).collect();
+                    covered_px = table.zone_boxes_px(&observation.covered, &seats);
                     let events = referee.observe(&observation);
                     pillars_px = table.pillar_points();
                     (reading, events)
@@ -803,6 +808,7 @@ impl Worker {
             image: Arc::new(color_image(image)),
             reading,
             pillars_px,
+            covered_px,
         });
         if !events.is_empty()
             || self.snapshot.referee.record.is_none()

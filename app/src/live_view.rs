@@ -268,6 +268,7 @@ fn image_ui(
     let uv = Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
     painter.image(texture.id(), shown, uv, Color32::WHITE);
     if let Some(frame) = &snapshot.frame {
+        covered_ui(&painter, ui, &response, frame, image_size, shown);
         legal_pillars_ui(&painter, ui, &response, frame, targets, image_size, shown);
     }
     let items = snapshot
@@ -322,6 +323,38 @@ fn image_ui(
             frame.number
         );
         response.widget_info(|| WidgetInfo::labeled(Role::Image, true, &caption));
+    }
+}
+
+/// The zones under a hand, shaded: nothing there is refereed until the hand leaves.
+fn covered_ui(
+    painter: &egui::Painter,
+    ui: &Ui,
+    response: &egui::Response,
+    frame: &LiveFrame,
+    image_size: Vec2,
+    shown: Rect,
+) {
+    const UNDER_A_HAND: &str = "Under a hand: refereed once it leaves";
+    for (i, box_px) in frame.covered_px.iter().enumerate() {
+        let rect = screen_rect(*box_px, image_size, shown).intersect(shown);
+        painter.rect_filled(rect, 3.0, Color32::from_black_alpha(110));
+        painter.rect_stroke(
+            rect,
+            3.0,
+            Stroke::new(1.5, Color32::from_white_alpha(150)),
+            StrokeKind::Inside,
+        );
+        painter.text(
+            rect.left_top() + Vec2::new(4.0, 3.0),
+            Align2::LEFT_TOP,
+            "under a hand",
+            FontId::proportional(10.0),
+            Color32::from_white_alpha(220),
+        );
+        ui.interact(rect, response.id.with(("covered", i)), Sense::hover())
+            .on_hover_text(UNDER_A_HAND)
+            .widget_info(|| WidgetInfo::labeled(Role::Image, true, UNDER_A_HAND));
     }
 }
 

@@ -11,7 +11,7 @@ use referee::{Observation, Place, SeenDie, SeenMeeple, Zone};
 use rules::{
     Die, DieColor, DieValue, GameState, Meeple, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
 };
-use vision::{Changes, DiceReader, Motion, Reading, TableGeometry, VisionError};
+use vision::{BoxPx, Changes, DiceReader, Motion, Reading, TableGeometry, VisionError};
 
 /// The mat zone of each tower.
 fn tower_of_zone(zone: &str) -> Option<TowerId> {
@@ -403,33 +403,44 @@ impl TableReader {
     /// The zones of the game a hand in `blocks` is over (the whole table when it is over
     /// none of them: an arm over the mat's edge still keeps anything from settling).
     fn covered_zones(&self, blocks: &Changes, seats: &[PlayerColor]) -> Vec<Zone> {
-        let seat = |zone| seat_of(calibration::places::spellbook_number(zone)?, seats);
-        let mut covered = Vec::new();
-        for zone in &self.geometry.layout.zones {
-            let Some(box_px) = self.geometry.zone_box_px(zone) else {
-                continue;
-            };
-            if !blocks.touches(box_px) {
-                continue;
-            }
-            match zone.kind {
-                ZoneKind::Tower => {
-                    covered.extend(tower_of_zone(&zone.name).map(|tower| Zone::Tower { tower }))
-                }
-                ZoneKind::RollArea => covered.push(Zone::RollArea),
-                ZoneKind::ManaPool => covered.push(Zone::ManaPool),
-                ZoneKind::Spellbook => {
-                    if let Some(player) = seat(zone) {
-                        covered.push(Zone::Spellbook { player });
-                        covered.push(Zone::Reserve { player });
-                    }
-                }
-            }
-        }
+        let mut covered: Vec<Zone> = (self.geometry.layout.zones.iter())
+            .filter(|zone| {
+                (self.geometry.zone_box_px(zone)).is_some_and(|box_px| blocks.touches(box_px))
+            })
+            .flat_map(|zone| game_zones(zone, seats))
+            .collect();
         if covered.is_empty() {
             covered.push(Zone::Table);
         }
         covered
+    }
+
+    /// Where the mat's zones that hold any of `covered` show in the frame (pixels, from the
+    /// mat up to a master on a die on a tower's top floor): to shade what waits for a hand.
+    /// The whole table (`Zone::Table`) has no box.
+    pub fn zone_boxes_px(&self, covered: &[Zone], seats: &[PlayerColor]) -> Vec<BoxPx> {
+        (self.geometry.layout.zones.iter())
+            .filter(|zone| game_zones(zone, seats).iter().any(|z| covered.contains(z)))
+            .filter_map(|zone| self.geometry.zone_box_px(zone))
+            .collect()
+    }
+}
+
+/// The zones of the game that a zone of the mat holds: a tower, the roll area, the mana pool,
+/// or a seated player's spellbook and the reserve beside it.
+fn game_zones(zone: &calibration::Zone, seats: &[PlayerColor]) -> Vec<Zone> {
+    match zone.kind {
+        ZoneKind::Tower => (tower_of_zone(&zone.name).map(|tower| Zone::Tower { tower }))
+            .into_iter()
+            .collect(),
+        ZoneKind::RollArea => vec![Zone::RollArea],
+        ZoneKind::ManaPool => vec![Zone::ManaPool],
+        ZoneKind::Spellbook => {
+            match calibration::places::spellbook_number(zone).and_then(|b| seat_of(b, seats)) {
+                Some(player) => vec![Zone::Spellbook { player }, Zone::Reserve { player }],
+                None => Vec::new(),
+            }
+        }
     }
 }
 
@@ -543,6 +554,7 @@ mod tests {
             }
         }
         let green = PlayerColor::Green;
+        let seats = [PlayerColor::Red, green];
         for (frame, picture) in [(1, &hand), (2, &image)] {
             let (_, observation) = table.observe(picture, &state, frame, 0.1).unwrap();
             assert_eq!(
@@ -553,7 +565,16 @@ mod tests {
                 ],
                 "frame {frame}"
             );
+            // One box to shade, the spellbook zone under the hand.
+            let boxes = table.zone_boxes_px(&observation.covered, &seats);
+            assert_eq!(boxes.len(), 1);
+            let [x0, y0, x1, y1] = boxes[0];
+            assert!(
+                x0 < 1100.0 && x1 > 900.0 && y0 < 630.0 && y1 > 430.0,
+                "{boxes:?}"
+            );
         }
+        assert!(table.zone_boxes_px(&[Zone::Table], &seats).is_empty());
     }
 
     #[test]

@@ -701,6 +701,48 @@ fn a_floor_completed_under_the_camera_is_scored_in_the_window() {
 }
 
 #[test]
+fn the_zones_under_a_resting_hand_are_shaded() {
+    // The first frames of tests/fixtures/live-rest, up to frame 838: Red's hand has come in
+    // and rests over the table. The last frame's zones under it are shaded on the image
+    // and say why; the status line names them.
+    let dir = fixtures().join("live-rest");
+    let clip = std::env::temp_dir().join(format!("tablesight-live-rest-{}", std::process::id()));
+    std::fs::create_dir_all(&clip).unwrap();
+    let index = std::fs::read_to_string(dir.join("frames.jsonl")).unwrap();
+    let mut lines = Vec::new();
+    for line in index.lines() {
+        let entry: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(file) = entry["file"].as_str() {
+            if entry["number"].as_u64().unwrap() > 838 {
+                break;
+            }
+            std::fs::copy(dir.join(file), clip.join(file)).unwrap();
+        }
+        lines.push(line);
+    }
+    std::fs::write(clip.join("frames.jsonl"), lines.join("\n") + "\n").unwrap();
+    std::fs::copy(dir.join("record.json"), clip.join("record.json")).unwrap();
+    let mut harness = with_game(&clip);
+    watch_recording(&mut harness, &clip);
+    step_until(&mut harness, "the end of the clip", |h| {
+        snapshot(h).frame.as_ref().is_some_and(|f| f.number == 838)
+    });
+    std::fs::remove_dir_all(&clip).unwrap();
+    let live = snapshot(&harness);
+    assert!(!live.frame.as_ref().unwrap().covered_px.is_empty());
+    assert!(
+        live.status_line().contains("a hand over"),
+        "{}",
+        live.status_line()
+    );
+    assert_eq!(
+        (harness.query_all_by_label_contains("Under a hand: refereed once it leaves")).count(),
+        live.frame.as_ref().unwrap().covered_px.len(),
+        "the shaded zones"
+    );
+}
+
+#[test]
 fn a_table_that_differs_from_the_game_is_a_desync_until_it_is_put_right() {
     // The user clicked Red's move before Red made it: the game has the blue 2 with an
     // apprentice on pillar 3 of the central tower, while the still table (live-flag's frames

@@ -19,7 +19,7 @@ pub use frame::{gray_from_image, read_gray, read_rgb};
 pub use motion::{Changes, Motion};
 pub use places::TableGeometry;
 pub use reader::{
-    DiceReader, DieColor, DieReading, Found, ItemId, MeepleColor, MeepleRank, MeepleReading,
+    BoxPx, DiceReader, DieColor, DieReading, Found, ItemId, MeepleColor, MeepleRank, MeepleReading,
     ReaderSettings, Reading, Turns,
 };
 pub use source::{
