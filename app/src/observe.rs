@@ -290,8 +290,6 @@ impl TableReader {
             .iter()
             .map(|t| (synth::tower_zone(t.id).to_owned(), t.level))
             .collect::<HashMap<_, _>>();
-        // Pieces of the game stand in its zones: the frame is read there only.
-        let zones = self.geometry.zones_region(image.width(), image.height());
         let moved = self.motion.compare(image);
         // A hand or an arm moving over the table moves many blocks from one frame to the
         // next. Nothing settles under it and the referee counts none of its frames, so it
@@ -315,17 +313,22 @@ impl TableReader {
         self.hand_before = hand;
         let under_hand = hand && !camera_in_doubt && self.last.is_some();
         let mut repeated = false;
+        // Pieces of the game stand in its zones: a frame is read there only (worked out
+        // only for a frame that is read: most frames of a still table are not).
+        let geometry = &self.geometry;
+        let zones = || geometry.zones_region(image.width(), image.height());
         let mut reading = match (&self.last, &mut self.settling) {
             (Some(last), _) if under_hand => {
                 repeated = true;
                 last.clone()
             }
-            (None, _) => self.reader.read_within(image, &zones)?,
+            (None, _) => self.reader.read_within(image, &zones())?,
             (Some(last), _) if moved.any() => {
-                self.reader.read_moved(image, last, &moved.within(&zones))?
+                self.reader
+                    .read_moved(image, last, &moved.within(&zones()))?
             }
             (Some(_), Some(settling)) => {
-                let blocks = settling.blocks.within(&zones);
+                let blocks = settling.blocks.within(&zones());
                 let reading = self.reader.read_again(image, &settling.base, &blocks)?;
                 settling.left -= 1;
                 if settling.left == 0 {
