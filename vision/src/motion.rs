@@ -5,6 +5,8 @@
 //! reader need only read again what lies in blocks that moved, and nothing at all when
 //! none did.
 
+use std::ops::RangeInclusive;
+
 use image::RgbImage;
 
 use crate::reader::BoxPx;
@@ -102,29 +104,44 @@ impl Changes {
     /// can be seen.
     pub fn covering(width: u32, height: u32, boxes: &[BoxPx]) -> Self {
         let (cell, cell_columns, cell_rows) = cells_of(width, height);
-        let block_px = (cell as usize * BLOCK_CELLS) as f32;
-        let (columns, rows) = (
-            cell_columns.div_ceil(BLOCK_CELLS),
-            cell_rows.div_ceil(BLOCK_CELLS),
-        );
-        let mut moved = vec![false; columns * rows];
-        let block = |v: f32, count: usize| ((v / block_px).max(0.0) as usize).min(count - 1);
+        let mut changes = Self::unmoved(cell, cell_columns, cell_rows);
         for b in boxes {
             if b[2] < 0.0 || b[3] < 0.0 || b[0] >= width as f32 || b[1] >= height as f32 {
                 continue;
             }
-            for r in block(b[1], rows)..=block(b[3], rows) {
-                for c in block(b[0], columns)..=block(b[2], columns) {
-                    moved[r * columns + c] = true;
+            let (rows, columns) = changes.blocks_under(*b);
+            for r in rows {
+                for c in columns.clone() {
+                    changes.moved[r * changes.columns + c] = true;
                 }
             }
         }
+        changes
+    }
+
+    /// No block moved, on the grid of a thumbnail of `cell` pixels a cell and `cell_columns`
+    /// x `cell_rows` cells.
+    fn unmoved(cell: u32, cell_columns: usize, cell_rows: usize) -> Self {
+        let (columns, rows) = (
+            cell_columns.div_ceil(BLOCK_CELLS),
+            cell_rows.div_ceil(BLOCK_CELLS),
+        );
         Self {
-            block_px,
+            block_px: (cell as usize * BLOCK_CELLS) as f32,
             columns,
             rows,
-            moved,
+            moved: vec![false; columns * rows],
         }
+    }
+
+    /// The rows and the columns of the blocks a box (pixels of the frame) overlaps, those of
+    /// the grid's edge for a box beyond it.
+    fn blocks_under(&self, box_px: BoxPx) -> (RangeInclusive<usize>, RangeInclusive<usize>) {
+        let block = |v: f32, count: usize| ((v / self.block_px).max(0.0) as usize).min(count - 1);
+        (
+            block(box_px[1], self.rows)..=block(box_px[3], self.rows),
+            block(box_px[0], self.columns)..=block(box_px[2], self.columns),
+        )
     }
 
     /// Only the blocks that also lie in `area` (of the same grid). `Changes::everything`
@@ -253,13 +270,8 @@ impl Changes {
         if !self.block_px.is_finite() {
             return self.any();
         }
-        let block = |v: f32, count: usize| ((v / self.block_px).max(0.0) as usize).min(count - 1);
-        let (c0, c1) = (
-            block(box_px[0], self.columns),
-            block(box_px[2], self.columns),
-        );
-        let (r0, r1) = (block(box_px[1], self.rows), block(box_px[3], self.rows));
-        (r0..=r1).any(|r| (c0..=c1).any(|c| self.moved[r * self.columns + c]))
+        let (mut rows, columns) = self.blocks_under(box_px);
+        rows.any(|r| columns.clone().any(|c| self.moved[r * self.columns + c]))
     }
 }
 
@@ -342,13 +354,12 @@ fn between(before: Option<&Thumbnail>, now: &Thumbnail, gain: [f32; 3]) -> Chang
     let Some(before) = before.filter(|b| b.frame == now.frame) else {
         return Changes::everything();
     };
-    let columns = now.columns.div_ceil(BLOCK_CELLS);
-    let rows = now.rows.div_ceil(BLOCK_CELLS);
-    let mut totals = vec![(0.0f32, 0u32); columns * rows];
+    let mut changes = Changes::unmoved(now.cell, now.columns, now.rows);
+    let mut totals = vec![(0.0f32, 0u32); changes.moved.len()];
     for y in 0..now.rows {
         for x in 0..now.columns {
             let i = y * now.columns + x;
-            let total = &mut totals[(y / BLOCK_CELLS) * columns + x / BLOCK_CELLS];
+            let total = &mut totals[(y / BLOCK_CELLS) * changes.columns + x / BLOCK_CELLS];
             let (a, b) = (now.cells[i], before.cells[i]);
             total.0 += (0..3)
                 .map(|c| (a[c] - b[c] * gain[c]).abs())
@@ -356,15 +367,10 @@ fn between(before: Option<&Thumbnail>, now: &Thumbnail, gain: [f32; 3]) -> Chang
             total.1 += 1;
         }
     }
-    Changes {
-        block_px: (now.cell as usize * BLOCK_CELLS) as f32,
-        columns,
-        rows,
-        moved: totals
-            .iter()
-            .map(|&(sum, n)| sum / n as f32 > MOVED_LEVELS)
-            .collect(),
+    for (moved, &(sum, n)) in changes.moved.iter_mut().zip(&totals) {
+        *moved = sum / n as f32 > MOVED_LEVELS;
     }
+    changes
 }
 
 #[cfg(test)]
