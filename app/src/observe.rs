@@ -301,10 +301,10 @@ impl TableReader {
         let seats: Vec<PlayerColor> = state.players().iter().map(|p| p.color).collect();
         // A hand that stops over the table changes nothing from one frame to the next, so
         // it is followed from the frames where it moved (`resting_hand`).
-        let resting = if moving_hand || !self.hand_before {
-            None
+        let resting = if self.hand_before {
+            self.resting_hand(moving_hand.then_some(&step), &seats, time_s)
         } else {
-            self.resting_hand(&seats, time_s)
+            None
         };
         if resting.is_none() {
             self.rest_since = None;
@@ -377,6 +377,7 @@ impl TableReader {
             observation.covered.push(Zone::Table);
         } else if let Some(zones) = resting {
             observation.covered = zones;
+            observation.hand_at_rest = true;
         } else if hand {
             observation.covered = self.covered_zones(&step, &seats);
         }
@@ -389,10 +390,19 @@ impl TableReader {
     /// (`Motion::beyond_drift`), by a region as large as a hand's that reaches the
     /// picture's border (the arm) and lies over a zone of the game. A die or a meeple put
     /// down lies inside the picture, and is read; so is a hand at rest longer than
-    /// [`REST_LIMIT_S`].
-    fn resting_hand(&mut self, seats: &[PlayerColor], time_s: f64) -> Option<Vec<Zone>> {
+    /// [`REST_LIMIT_S`]. A hand at rest trembles: it may move as many blocks as a moving
+    /// hand from one frame to the next (`trembling`), all of them inside that region.
+    fn resting_hand(
+        &mut self,
+        trembling: Option<&Changes>,
+        seats: &[PlayerColor],
+        time_s: f64,
+    ) -> Option<Vec<Zone>> {
         let lasting = self.motion.beyond_drift().largest();
         if lasting.largest_region() < HAND_BLOCKS || !lasting.touches_border() {
+            return None;
+        }
+        if trembling.is_some_and(|step| step.within(&lasting) != *step) {
             return None;
         }
         let zones = self.covered_zones(&lasting, seats);
@@ -682,7 +692,7 @@ mod tests {
             .unwrap();
         let mut table =
             TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2(), 5);
-        let mut read_after = 0;
+        let (mut read_after, mut at_rest) = (0, Vec::new());
         for (number, image) in &frames {
             let (_, observation) = table
                 .observe(image, &state, *number, *number as f64 / 15.0)
@@ -693,6 +703,9 @@ mod tests {
                     "frame {number}, under the resting hand, was read"
                 );
             }
+            if observation.hand_at_rest {
+                at_rest.push(*number);
+            }
             if *number >= 870 && !observation.is_covered() && !observation.repeated {
                 read_after += 1;
             }
@@ -700,6 +713,13 @@ mod tests {
         assert!(
             read_after >= 4,
             "{read_after} still frames read after the hand"
+        );
+        // The hand trembles as it rests: followed as at rest all the same (7 of its 9
+        // frames here; the others moved more), never once it has gone.
+        let resting = at_rest.iter().filter(|n| (819..=845).contains(*n)).count();
+        assert!(
+            resting >= 7 && at_rest.iter().all(|n| *n < 846),
+            "{at_rest:?}"
         );
     }
 

@@ -116,9 +116,16 @@ pub struct Observation {
     pub time_s: f64,
     pub dice: Vec<SeenDie>,
     pub meeples: Vec<SeenMeeple>,
-    /// Zones covered by a hand: nothing is settled while any is.
+    /// Zones covered by a hand: nothing is settled while any is, unless the hand is at rest.
     #[serde(default)]
     pub covered: Vec<Zone>,
+    /// The hand over `covered` has stopped there, and the camera path passes on the table
+    /// as it read it before the hand came. That table may settle: the moves it shows are
+    /// confirmed when legal sequences explain them, and nothing else is decided (no flag, no
+    /// desync) before the hand has gone, since a move under it may have changed what it
+    /// hides.
+    #[serde(default)]
+    pub hand_at_rest: bool,
     /// Tiles read on top floors, if the camera reads them.
     #[serde(default)]
     pub floors: Vec<SeenFloor>,

@@ -373,6 +373,9 @@ impl Referee {
             return Vec::new();
         }
         let events = self.judge(&observation);
+        if observation.is_covered() && events.is_empty() {
+            self.settler.unjudged();
+        }
         if !events.is_empty() {
             self.last_change = Some(observation.frame);
         }
@@ -384,7 +387,11 @@ impl Referee {
         seen.roll_before.clone_from(&self.roll_before);
         let roll_at = self.roll_at();
         let sure = seen.sure_roll();
-        let events = self.judge_seen(&seen, observation.frame);
+        let events = if observation.is_covered() {
+            self.judge_around_hand(&seen, observation.frame)
+        } else {
+            self.judge_seen(&seen, observation.frame)
+        };
         if self.roll_at() != roll_at {
             self.roll_unsure = match self.roll_at().map(|at| &self.record.actions[at]) {
                 Some(Action::Roll { dice }) => without(dice, &sure),
@@ -406,6 +413,24 @@ impl Referee {
             .actions
             .iter()
             .rposition(|a| matches!(a, Action::Roll { .. }))
+    }
+
+    /// A table settled around a hand at rest ([`Observation::hand_at_rest`]): the moves
+    /// that legal sequences explain, as read or with the readings the rules say must be
+    /// misread put right, are confirmed; anything else waits for the hand to go.
+    fn judge_around_hand(&mut self, seen: &Seen, frame: u64) -> Vec<RefereeEvent> {
+        let mut events = Vec::new();
+        let expected = Expected::of(&self.state);
+        let tables = std::iter::once(seen.clone()).chain(seen.corrected(&expected));
+        for table in tables {
+            let solutions = self.explained(&self.pending, &table);
+            if solutions.iter().any(|s| !s.actions.is_empty()) {
+                self.pending.clear();
+                self.settle_on(&solutions, &table, frame, &mut events);
+                break;
+            }
+        }
+        events
     }
 
     fn judge_seen(&mut self, seen: &Seen, frame: u64) -> Vec<RefereeEvent> {
@@ -1031,7 +1056,7 @@ mod tests {
     use rules::{BonusTarget, PlayerColor, Violation};
 
     use super::*;
-    use crate::observation::Place;
+    use crate::observation::{Place, Zone};
 
     /// The random legal game of `seed`, Red and Green: its set-up and its whole record.
     fn random_game(seed: u64) -> (GameSetup, rules::GameRecord) {
@@ -1255,6 +1280,54 @@ mod tests {
         assert_eq!(rolled_dice(&actions[0]), rolled_dice(&roll));
         assert_eq!(actions[1], place);
         assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
+    #[test]
+    fn a_move_beside_a_hand_at_rest_is_confirmed_and_a_table_it_leaves_unexplained_waits() {
+        let (setup, start, roll, rolled, place, placed) = opening(3);
+        let at_rest = |table: &Observation| Observation {
+            covered: vec![Zone::ManaPool],
+            hand_at_rest: true,
+            ..table.clone()
+        };
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        // The roll settles while a hand rests over the mana pool.
+        show(
+            &mut referee,
+            &at_rest(&Observation::perfect(&rolled, 0, 0.0)),
+            &mut frame,
+        );
+        assert_eq!(referee.record().actions, vec![roll.clone()]);
+        // A die read surely on a pillar where the game has none, and no die of the roll
+        // gone: no move explains the table, and around the hand nothing is decided.
+        let phantom = Die::new(rules::DieColor::Yellow, rules::DieValue::ALL[5]);
+        let pillar = (
+            TowerId::A,
+            rolled.tower(TowerId::A).level,
+            PillarIndex::ALL[0],
+        );
+        let table = with_phantom_die(&rolled, phantom, pillar, 1.0, false);
+        show(&mut referee, &at_rest(&table), &mut frame);
+        assert_eq!(referee.record().actions, vec![roll.clone()]);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+        // The hand goes and the table is the same: now it is judged.
+        show(&mut referee, &table, &mut frame);
+        assert!(referee.active_desync().is_some() || referee.active_flag().is_some());
+        // The phantom gone, the die is placed: the move is confirmed.
+        show(
+            &mut referee,
+            &Observation::perfect(&placed, 0, 0.0),
+            &mut frame,
+        );
+        assert_eq!(referee.record().actions, vec![roll, place]);
+        // A moving hand still stops everything.
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        let moving = Observation {
+            hand_at_rest: false,
+            ..at_rest(&Observation::perfect(&rolled, 0, 0.0))
+        };
+        show(&mut referee, &moving, &mut frame);
+        assert!(referee.record().actions.is_empty());
     }
 
     #[test]

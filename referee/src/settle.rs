@@ -130,6 +130,9 @@ pub(crate) struct Settler {
     current: Option<(ReadingKey, u64, f64, u32)>,
     /// The last reading reported as settled.
     last: Option<ReadingKey>,
+    /// The last reading reported was not judged (a hand at rest hid part of it): it is
+    /// reported again once no hand covers it.
+    unjudged: bool,
 }
 
 impl Settler {
@@ -138,13 +141,20 @@ impl Settler {
             rule,
             current: None,
             last: None,
+            unjudged: false,
         }
     }
 
+    /// The reading last reported could not be judged: report it again once nothing covers
+    /// it.
+    pub fn unjudged(&mut self) {
+        self.unjudged = true;
+    }
+
     /// Feeds one frame; true when this frame completes a settled reading that differs from
-    /// the last one reported.
+    /// the last one reported. A hand at rest lets the table settle around it.
     pub fn update(&mut self, observation: &Observation) -> bool {
-        if observation.is_covered() {
+        if observation.is_covered() && !observation.hand_at_rest {
             self.current = None;
             return false;
         }
@@ -164,8 +174,10 @@ impl Settler {
         };
         let steady = *frames >= self.rule.frames.max(1)
             && observation.time_s - *since_s + 1e-9 >= self.rule.seconds;
-        if steady && self.last.as_ref() != Some(key) {
+        let again = self.unjudged && !observation.is_covered();
+        if steady && (again || self.last.as_ref() != Some(key)) {
             self.last = Some(key.clone());
+            self.unjudged = false;
             return true;
         }
         false
@@ -217,6 +229,25 @@ mod tests {
         for frame in 14..20 {
             assert!(!settler.update(&table(frame, 5, true)));
         }
+    }
+
+    #[test]
+    fn a_table_settles_around_a_hand_at_rest_and_once_more_when_it_goes_if_unjudged() {
+        let mut settler = Settler::new(SettleRule::default());
+        let at_rest = |frame, value| Observation {
+            covered: vec![Zone::ManaPool],
+            hand_at_rest: true,
+            ..table(frame, value, false)
+        };
+        assert!(!settler.update(&at_rest(0, 3)));
+        assert!(!settler.update(&at_rest(1, 3)));
+        assert!(settler.update(&at_rest(2, 3)));
+        assert!(!settler.update(&at_rest(3, 3)));
+        // Left unjudged: reported again once the hand has gone, and only once.
+        settler.unjudged();
+        assert!(!settler.update(&at_rest(4, 3)));
+        assert!(settler.update(&table(5, 3, false)));
+        assert!(!settler.update(&table(6, 3, false)));
     }
 
     #[test]

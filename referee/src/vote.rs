@@ -92,7 +92,9 @@ struct Sightings {
 /// count), each showing the value or rank seen most often there. It is flagged uncertain
 /// unless most sightings of what it shows were sure and what it shows was seen in at least
 /// half of the readings; its confidence is the mean of those sightings. A frame with a hand
-/// over the table starts the vote again: what the hand moved is a new table. A repeated
+/// over the table starts the vote again: what the hand moved is a new table. A hand that
+/// stops there ([`Observation::hand_at_rest`]) takes back the window of the table read
+/// before the hand, when that window was whole, and repeats its last reading. A repeated
 /// reading ([`Observation::repeated`]) adds no ballot: one reading seen in many frames is
 /// still one reading, and a piece read in one frame of three must not stand for good
 /// because that frame was the last one read.
@@ -102,6 +104,10 @@ pub struct Voter {
     frames: VecDeque<Tally>,
     /// The last frame was a repeat: no newer reading is coming until something moves.
     repeating: bool,
+    /// The whole window of the table read before a hand came over it.
+    before_hand: VecDeque<Tally>,
+    /// The last frame was voted around a hand at rest.
+    at_rest: bool,
 }
 
 impl Voter {
@@ -111,6 +117,8 @@ impl Voter {
             window: window.max(1) as usize,
             frames: VecDeque::new(),
             repeating: false,
+            before_hand: VecDeque::new(),
+            at_rest: false,
         }
     }
 
@@ -123,13 +131,35 @@ impl Voter {
 
     /// The voted table of `observation` and the frames before it.
     pub fn vote(&mut self, observation: &Observation) -> Observation {
-        self.repeating = false;
-        if observation.is_covered() {
-            self.frames.clear();
-            return observation.clone();
-        }
         if self.window == 1 {
             return observation.clone();
+        }
+        let was_whole = self.whole();
+        self.repeating = false;
+        // What a hand at rest hid is a new table once it has gone.
+        if std::mem::replace(&mut self.at_rest, observation.hand_at_rest)
+            && !observation.is_covered()
+        {
+            self.frames.clear();
+        }
+        if observation.is_covered() {
+            if self.frames.is_empty() && observation.hand_at_rest {
+                self.frames = std::mem::take(&mut self.before_hand);
+            }
+            if self.frames.is_empty() || !observation.hand_at_rest {
+                if was_whole && !self.frames.is_empty() {
+                    self.before_hand = std::mem::take(&mut self.frames);
+                }
+                self.frames.clear();
+                // Not voted, so not to be settled: a hand at rest counts only over a table
+                // read whole before it.
+                return Observation {
+                    hand_at_rest: false,
+                    ..observation.clone()
+                };
+            }
+        } else {
+            self.before_hand.clear();
         }
         if observation.repeated && !self.frames.is_empty() {
             self.repeating = true;
@@ -145,7 +175,8 @@ impl Voter {
             time_s: observation.time_s,
             dice: Vec::new(),
             meeples: Vec::new(),
-            covered: Vec::new(),
+            covered: observation.covered.clone(),
+            hand_at_rest: observation.hand_at_rest,
             floors: observation.floors.clone(),
             levels_assumed: observation.levels_assumed,
             repeated: observation.repeated,
@@ -316,6 +347,50 @@ mod tests {
         let voted = voter.vote(&frame(3, vec![die(2, Place::ManaPool)]));
         assert!(voted.meeples.is_empty());
         assert_eq!(values(&voted), vec![2]);
+    }
+
+    #[test]
+    fn a_hand_at_rest_takes_back_the_whole_window_read_before_it() {
+        let roll = Place::RollArea;
+        let hand = |f, at_rest| Observation {
+            covered: vec![Zone::ManaPool],
+            hand_at_rest: at_rest,
+            repeated: true,
+            ..frame(f, vec![die(3, roll)])
+        };
+        let mut voter = Voter::new(3);
+        // Two readings of 3 and 5, one that misses the 5: the window is whole.
+        voter.vote(&frame(0, vec![die(3, roll), die(5, roll)]));
+        voter.vote(&frame(1, vec![die(3, roll), die(5, roll)]));
+        voter.vote(&frame(2, vec![die(3, roll)]));
+        assert!(voter.whole());
+        // A hand moves in (not voted), then stops: its frames repeat the last reading, and
+        // the window before it votes them.
+        assert!(!voter.vote(&hand(3, false)).hand_at_rest);
+        for f in 4..7 {
+            let voted = voter.vote(&hand(f, true));
+            assert!(voted.hand_at_rest && voter.whole(), "frame {f}");
+            assert_eq!(values(&voted), vec![3, 5]);
+            assert_eq!(voted.covered, vec![Zone::ManaPool]);
+        }
+        // A table read in fewer frames than the window before the hand is not voted.
+        let mut voter = Voter::new(3);
+        voter.vote(&frame(0, vec![die(3, roll)]));
+        voter.vote(&hand(1, false));
+        assert!(!voter.vote(&hand(2, true)).hand_at_rest);
+        // The hand gone, the vote starts again.
+        let voted = voter.vote(&frame(7, vec![die(4, roll)]));
+        assert_eq!(values(&voted), vec![4]);
+        assert!(!voter.whole());
+        // Nor is a hand at rest after a table seen again, the window before it gone.
+        let mut voter = Voter::new(3);
+        for f in 0..3 {
+            voter.vote(&frame(f, vec![die(3, roll)]));
+        }
+        voter.vote(&hand(3, false));
+        voter.vote(&frame(4, vec![die(3, roll)]));
+        voter.vote(&hand(5, false));
+        assert!(!voter.vote(&hand(6, true)).hand_at_rest);
     }
 
     #[test]
