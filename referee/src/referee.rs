@@ -373,9 +373,6 @@ impl Referee {
             return Vec::new();
         }
         let events = self.judge(&observation);
-        if observation.is_covered() && events.is_empty() {
-            self.settler.unjudged();
-        }
         if !events.is_empty() {
             self.last_change = Some(observation.frame);
         }
@@ -429,6 +426,9 @@ impl Referee {
                 self.settle_on(&solutions, &table, frame, &mut events);
                 break;
             }
+        }
+        if events.is_empty() {
+            self.settler.unjudged();
         }
         events
     }
