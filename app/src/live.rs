@@ -24,7 +24,7 @@ use calibration::{MatLayout, MatPlace, TrackStatus};
 use egui::{Color32, ColorImage, Pos2, Rect, Vec2};
 use image::RgbImage;
 use referee::{Desync, Flag, Referee, RefereeEvent, RefereeSettings, Zone};
-use rules::{Action, GameRecord, PillarIndex, TileCatalogue, TowerId};
+use rules::{Action, Die, GameRecord, PillarIndex, TileCatalogue, TowerId};
 use vision::{CameraStatus, DiceReader, Frame, FrameSource, Reading, SourceEvent};
 
 use crate::observe::TableReader;
@@ -85,6 +85,8 @@ pub enum LiveRequest {
     Override,
     /// The user played these actions by hand (a correction, or what the table did not show).
     Play(Vec<Action>),
+    /// The players say what a die of the roll read unsure is (`is` equal to `was`: as read).
+    PutRight { was: Die, is: Die },
 }
 
 /// Where the feed is.
@@ -168,6 +170,9 @@ pub struct RefereeView {
     /// played (a meeple whose rank was not seen, a Change spell whose direction the die
     /// shows later): the user may say, else the tables to come decide.
     pub undecided: Vec<Vec<Action>>,
+    /// The dice of the round's roll read unsure that nothing has shown since: the players
+    /// may say what each is, else what follows may.
+    pub unsure_in_roll: Vec<Die>,
     /// The last events in words, the newest last.
     pub events: Vec<String>,
     pub over: bool,
@@ -432,6 +437,7 @@ fn referee_view(referee: &Referee, previous: &RefereeView, events: &[RefereeEven
         active_flag: referee.active_flag().cloned(),
         active_desync: referee.active_desync().cloned(),
         undecided: undecided(referee),
+        unsure_in_roll: referee.unsure_in_roll().to_vec(),
         events: words.into(),
         over: referee.state().is_over(),
     }
@@ -813,6 +819,7 @@ impl Worker {
         if !events.is_empty()
             || self.snapshot.referee.record.is_none()
             || self.snapshot.referee.undecided != undecided(referee)
+            || self.snapshot.referee.unsure_in_roll != referee.unsure_in_roll()
         {
             self.snapshot.referee = referee_view(referee, &self.snapshot.referee, &events);
         }
@@ -822,6 +829,7 @@ impl Worker {
         let answered = match &request {
             LiveRequest::Override => referee.override_flag(self.last_frame),
             LiveRequest::Play(actions) => referee.play(actions, self.last_frame),
+            LiveRequest::PutRight { was, is } => referee.put_right(*was, *is, self.last_frame),
         };
         match answered {
             Ok(events) => {

@@ -11,7 +11,7 @@ use egui::{
     TextureOptions, Ui, Vec2, WidgetInfo,
 };
 
-use rules::{PillarIndex, TowerId};
+use rules::{Die, DieValue, PillarIndex, TowerId};
 use vision::CameraStatus;
 
 use crate::app::Command;
@@ -215,6 +215,39 @@ pub fn live_view_ui(
                 {
                     commands.push(Command::Live(LiveRequest::Play(actions.clone())));
                 }
+            }
+        });
+    }
+    // Asked beside a flag or a desync too: a die read wrong may be what the table differs by.
+    let unsure = &snapshot.referee.unsure_in_roll;
+    if !unsure.is_empty() {
+        banner(ui, QUESTION_BLUE, |ui| {
+            ui.label(
+                RichText::new("The camera was not sure of a die of the roll. What does it show?")
+                    .color(Color32::WHITE)
+                    .strong(),
+            );
+            for was in unsure {
+                ui.horizontal_wrapped(|ui| {
+                    ui.label(RichText::new(format!("Read as the {was}:")).color(Color32::WHITE));
+                    for value in DieValue::ALL {
+                        let is = Die::new(was.color, value);
+                        let words = if is == *was {
+                            format!("{is} (as read)")
+                        } else {
+                            is.to_string()
+                        };
+                        if ui
+                            .button(words)
+                            .on_hover_text(
+                                "The referee records it. Else the next tables may show it.",
+                            )
+                            .clicked()
+                        {
+                            commands.push(Command::Live(LiveRequest::PutRight { was: *was, is }));
+                        }
+                    }
+                });
             }
         });
     }

@@ -187,6 +187,10 @@ enum Command {
         /// a line of JSON per frame.
         #[arg(long)]
         save_readings: Option<PathBuf>,
+        /// Players who answer the referee's questions (what a die of the roll read unsure
+        /// shows) from this game record, the true one of a rendered game: what answering does.
+        #[arg(long)]
+        answers: Option<PathBuf>,
     },
     /// Referees the live table headless: a camera (or a recording at its own pace) through
     /// the reader, the calibration and the referee; prints each confirmed action, flag and
@@ -425,6 +429,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             vote_frames,
             json,
             save_readings,
+            answers,
         } => referee_cli::referee(
             out,
             &referee_cli::RefereeOptions {
@@ -442,6 +447,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                 vote_frames,
                 save_readings: save_readings.as_deref(),
                 limit: None,
+                answers: answers.as_deref(),
             },
         ),
         Command::Watch {
@@ -476,6 +482,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                     vote_frames: 5,
                     save_readings: None,
                     limit,
+                    answers: None,
                 },
             )
         }

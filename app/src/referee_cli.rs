@@ -13,9 +13,11 @@
 //! then, so a referee that follows another game may be given other places). With `--oracle` the referee reads each frame's true labels (`labels.jsonl`: the
 //! dice and meeples with their places, and the hands in view) instead: the referee alone,
 //! without the reader's errors. It never reads the labels' `truth` nor `game.json` (the
-//! answer). `--setup` takes a game record and uses only its set-up.
+//! answer). `--setup` takes a game record and uses only its set-up. `--answers RECORD`
+//! stands for players who answer the referee's questions (what a die of the roll read unsure
+//! shows) from the game's true record, to measure what answering does.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -26,7 +28,7 @@ use referee::{
     JournalWriter, Observation, Place, Referee, RefereeEvent, RefereeSettings, SeenDie, SeenMeeple,
     SettleRule, Zone,
 };
-use rules::{GameSetup, PillarIndex};
+use rules::{Action, Die, GameRecord, GameSetup, PillarIndex};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -71,6 +73,9 @@ pub struct RefereeOptions<'a> {
     pub save_readings: Option<&'a Path>,
     /// Stop after this long (a camera never ends by itself).
     pub limit: Option<Duration>,
+    /// A game record (the true one of a rendered game) from which the players answer what
+    /// each die of the roll read unsure shows, as soon as the referee asks.
+    pub answers: Option<&'a Path>,
 }
 
 /// Only the set-up of a game record: its actions are never read.
@@ -483,6 +488,19 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
         )),
         None => None,
     };
+    let truth = match options.answers {
+        Some(path) => Some(
+            GameRecord::from_json(
+                &std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read {}", path.display()))?,
+            )
+            .with_context(|| format!("{} is not a game record", path.display()))?,
+        ),
+        None => None,
+    };
+    // The questions answered, and how many of the answers put a die right.
+    let mut asked = BTreeSet::new();
+    let mut put_right = 0;
     let started = Instant::now();
     let mut frames = 0u64;
     loop {
@@ -505,7 +523,22 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
         if skip {
             continue;
         }
-        let events = referee.observe(&observation);
+        let mut events = referee.observe(&observation);
+        if let Some(truth) = &truth {
+            for (was, is) in answers(&referee, truth) {
+                // Asked once: an answer the rules refuse is not given again.
+                if !asked.insert((referee.record().actions.len(), was)) {
+                    continue;
+                }
+                match referee.put_right(was, is, frame) {
+                    Ok(answered) => {
+                        put_right += usize::from(is != was);
+                        events.extend(answered);
+                    }
+                    Err(error) => eprintln!("frame {frame}: the players' answer refused: {error}"),
+                }
+            }
+        }
         if events.is_empty() {
             continue;
         }
@@ -538,6 +571,7 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
             "desyncs": referee.desyncs(),
             "notes": referee.notes(),
             "undecided": referee.undecided(),
+            "unsure_in_roll": referee.unsure_in_roll(),
             "over": state.is_over(),
             "prestige": prestige,
             "final_score": state.final_score(),
@@ -562,6 +596,12 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
                 .join(", ")
         )?;
     }
+    if truth.is_some() {
+        eprintln!(
+            "the players answered {} questions about dice of the roll read unsure, {put_right} of them with another die than read",
+            asked.len()
+        );
+    }
     let refereed = frames.saturating_sub(resume_from);
     eprintln!(
         "{refereed} frames refereed in {seconds:.2} s ({:.0} frames a second)",
@@ -573,6 +613,54 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
         eprintln!("{summary}");
     }
     Ok(Outcome::Ok)
+}
+
+/// What the players who know `truth` answer to the referee's questions: each die of the
+/// round's roll read unsure, with the die it is. The round's true roll is the one of
+/// `truth` at the same count of rolls; a die read right is answered as read, one read
+/// wrong with the die of its colour that the recorded roll lacks, when only one does.
+fn answers(referee: &Referee, truth: &GameRecord) -> Vec<(Die, Die)> {
+    let rolls = |actions: &[Action]| -> Vec<Vec<Die>> {
+        (actions.iter())
+            .filter_map(|a| match a {
+                Action::Roll { dice } => Some(dice.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let recorded = rolls(&referee.record().actions);
+    let (Some(roll), Some(true_roll)) = (
+        recorded.last(),
+        rolls(&truth.actions)
+            .get(recorded.len().wrapping_sub(1))
+            .cloned(),
+    ) else {
+        return Vec::new();
+    };
+    // The true dice the recorded roll lacks, and the recorded ones the truth lacks.
+    let mut lacking = true_roll;
+    let mut extra = Vec::new();
+    for die in roll {
+        match lacking.iter().position(|d| d == die) {
+            Some(at) => drop(lacking.remove(at)),
+            None => extra.push(*die),
+        }
+    }
+    (referee.unsure_in_roll().iter())
+        .filter_map(|was| {
+            if !extra.contains(was) {
+                return Some((*was, *was));
+            }
+            match lacking
+                .iter()
+                .filter(|d| d.color == was.color)
+                .collect::<Vec<_>>()[..]
+            {
+                [is] => Some((*was, *is)),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// A new referee (and journal), or the one the journal left.

@@ -668,6 +668,50 @@ fn a_move_the_table_cannot_tell_apart_is_asked_of_the_user() {
 }
 
 #[test]
+fn a_die_of_the_roll_read_unsure_is_asked_of_the_players_and_put_right() {
+    // Frames 0-40 of a rendered 3-player game (seed 44, 1280x720), some passed over: Blue
+    // rolls four dice. This camera stands far, and the shipped reader reads the purple 2 as
+    // a purple 3, unsure: the roll is recorded as read, and the players are asked
+    // (tests/fixtures/live-roll/README.md).
+    let dir = fixtures().join("live-roll");
+    let mut harness = with_game(&dir);
+    watch_recording(&mut harness, &dir);
+    let purple = |value: u8| {
+        rules::Die::new(
+            rules::DieColor::Purple,
+            rules::DieValue::try_from(value).unwrap(),
+        )
+    };
+    let (two, three) = (purple(2), purple(3));
+    let roll_has = |h: &Harness<'static, TablesightApp>, die| {
+        (h.state().game().unwrap().session.steps().first()).is_some_and(
+            |step| matches!(&step.action, rules::Action::Roll { dice } if dice.contains(&die)),
+        )
+    };
+    step_until(&mut harness, "the question", |h| {
+        snapshot(h).referee.unsure_in_roll.contains(&three)
+    });
+    assert!(roll_has(&harness, three), "the roll as read");
+    assert!(
+        harness
+            .query_by_label_contains("The camera was not sure of a die of the roll")
+            .is_some()
+    );
+    assert!(harness.query_by_label("purple 3 (as read)").is_some());
+    click(&mut harness, "purple 2");
+    step_until(&mut harness, "the roll put right", |h| roll_has(h, two));
+    assert!(!roll_has(&harness, three));
+    let referee = &snapshot(&harness).referee;
+    assert!(!referee.unsure_in_roll.contains(&three));
+    assert!(
+        (referee.events.iter()).any(|e| e.contains("the players say it is the purple 2")),
+        "{:?}",
+        referee.events
+    );
+    assert!(harness.query_by_label("purple 3 (as read)").is_none());
+}
+
+#[test]
 fn a_floor_completed_under_the_camera_is_scored_in_the_window() {
     // Frames 160-212 of the demo game (seed 3, 1280x720), some passed over: Green puts the
     // yellow 2 with an apprentice on the last free pillar of the central tower's first floor,

@@ -463,6 +463,53 @@ fn a_roll_die_read_unsure_is_put_right_by_what_followed() {
     }
 }
 
+/// A far camera's roll (`tests/fixtures/live-roll`): the reader reads the purple 2 as a
+/// purple 3, unsure. The roll is recorded as read; players who answer the referee's
+/// question put it right.
+#[test]
+fn players_who_answer_put_the_unsure_die_of_the_roll_right() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/live-roll");
+    let frames = fixtures.to_string_lossy().into_owned();
+    let setup = fixtures.join("record.json").to_string_lossy().into_owned();
+    let truth = fixtures.join("truth.json").to_string_lossy().into_owned();
+    let roll = |output: &Value| output["actions"][0]["roll"]["dice"].clone();
+    let purple = |value: u8| serde_json::json!({"color": "purple", "value": value});
+    let unanswered = tablesight_json(&["referee", &frames, "--setup", &setup, "--json"]);
+    assert!(roll(&unanswered).as_array().unwrap().contains(&purple(3)));
+    assert!(
+        (unanswered["unsure_in_roll"].as_array().unwrap()).contains(&purple(3)),
+        "{:#}",
+        unanswered["unsure_in_roll"]
+    );
+    let mut args = vec!["referee", &frames, "--setup", &setup, "--json"];
+    args.extend(["--answers", &truth]);
+    let (code, stdout, stderr) = tablesight(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let answered: Value = serde_json::from_str(&stdout).unwrap();
+    let mut read = roll(&answered).as_array().unwrap().clone();
+    let mut dice = roll(&read_json(Path::new(&truth)))
+        .as_array()
+        .unwrap()
+        .clone();
+    let key = |d: &Value| d.to_string();
+    read.sort_by_key(key);
+    dice.sort_by_key(key);
+    assert_eq!(read, dice, "the roll as it was thrown");
+    assert!(answered["unsure_in_roll"].as_array().unwrap().is_empty());
+    assert!(
+        stderr.contains("the players answered 2 questions"),
+        "{stderr}"
+    );
+    let notes = answered["notes"].as_array().unwrap();
+    assert!(
+        (notes.iter()).any(|n| n["text"]
+            .as_str()
+            .unwrap()
+            .contains("the players say it is the purple 2")),
+        "{notes:#?}"
+    );
+}
+
 #[test]
 fn watching_a_recording_prints_the_figures_of_the_camera_path() {
     let dir = scratch("watch-figures");

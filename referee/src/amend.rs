@@ -43,31 +43,36 @@ pub(crate) fn amendments(
         for color in kinds {
             for value in DieValue::ALL {
                 let is = Die { color, value };
-                if is == was {
-                    continue;
+                if is != was {
+                    found.extend(amended(before, actions, was, is).ok());
                 }
-                let Some(changed) = with_die(actions, was, is) else {
-                    continue;
-                };
-                let Some(state) = replay(before, &changed) else {
-                    continue;
-                };
-                found.push(Amendment {
-                    was,
-                    is,
-                    actions: changed,
-                    state,
-                });
             }
         }
     }
     found
 }
 
-fn replay(before: &GameState, actions: &[Action]) -> Option<GameState> {
-    actions
-        .iter()
-        .try_fold(before.clone(), |state, action| state.play(action).ok())
+/// `actions` (a roll and what followed it, played from `before`) with the roll's `was`
+/// read as `is`. Err: why not (the roll has no such die, or the rules refuse an action
+/// once the die is changed).
+pub(crate) fn amended(
+    before: &GameState,
+    actions: &[Action],
+    was: Die,
+    is: Die,
+) -> Result<Amendment, String> {
+    let changed = with_die(actions, was, is).ok_or_else(|| format!("the roll has no {was}"))?;
+    let state = changed.iter().try_fold(before.clone(), |state, action| {
+        state
+            .play(action)
+            .map_err(|e| format!("{action}: {}", e.violation))
+    })?;
+    Ok(Amendment {
+        was,
+        is,
+        actions: changed,
+        state,
+    })
 }
 
 /// `actions` (a roll first) with one `was` of the roll read as `is`, and the actions that

@@ -14,6 +14,8 @@ pub enum RefereeError {
     NoFlag,
     #[error("this move cannot be allowed (only dice restrictions can be waived): {0}")]
     CannotOverride(String),
+    #[error("the {0} is no die of the roll read unsure")]
+    NotUnsure(String),
     #[error("{0}")]
     Illegal(String),
 }

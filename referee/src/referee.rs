@@ -7,7 +7,7 @@ use rules::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::amend::{Amendment, amendments};
+use crate::amend::{Amendment, amended, amendments};
 use crate::error::RefereeError;
 use crate::explain::{Attempt, SearchLimits, Solution, closest, explain, illegal_attempt};
 use crate::journal::{JournalNotes, NotesFile, digest};
@@ -450,7 +450,7 @@ impl Referee {
         let amended = self.amendments(seen);
         if let Some((amendment, solutions)) = explained_by_one(&amended) {
             let amendment = amendment.clone();
-            self.amend(&amendment, frame, &mut events);
+            self.amend(&amendment, "what followed shows", frame, &mut events);
             self.settle_on(&solutions, seen, frame, &mut events);
             return events;
         }
@@ -496,7 +496,7 @@ impl Referee {
             .collect();
         if let [(amendment, attempt)] = attempts.as_slice() {
             let (amendment, attempt) = ((*amendment).clone(), attempt.clone());
-            self.amend(&amendment, frame, &mut events);
+            self.amend(&amendment, "what followed shows", frame, &mut events);
             self.flag(attempt, Vec::new(), frame, &mut events);
             return events;
         }
@@ -872,8 +872,15 @@ impl Referee {
     }
 
     /// Puts the round right with `amendment`: the roll and what followed taken out of the
-    /// record and confirmed again with the die as it is now known, and a note that says so.
-    fn amend(&mut self, amendment: &Amendment, frame: u64, events: &mut Vec<RefereeEvent>) {
+    /// record and confirmed again with the die as it is now known, and a note that says
+    /// how it is known (`known_by`: "what followed shows", "the players say it is").
+    fn amend(
+        &mut self,
+        amendment: &Amendment,
+        known_by: &str,
+        frame: u64,
+        events: &mut Vec<RefereeEvent>,
+    ) {
         let Some(at) = self.roll_at() else {
             return;
         };
@@ -888,7 +895,7 @@ impl Referee {
             kind: NoteKind::Amended,
             actions: (at..at + amendment.actions.len()).collect(),
             text: format!(
-                "The {} of the roll was read unsure; what followed shows the {}: the record is put right.",
+                "The {} of the roll was read unsure; {known_by} the {}: the record is put right.",
                 amendment.was, amendment.is
             ),
             removed: Vec::new(),
@@ -945,6 +952,44 @@ impl Referee {
             action,
         });
         self.clear_flag(frame, FlagOutcome::Overridden, &mut events);
+        self.last_change = Some(frame);
+        Ok(events)
+    }
+
+    /// The dice of the round's roll that the camera read unsure and nothing has shown since:
+    /// the players may say what each is ([`Referee::put_right`]); else what follows may.
+    pub fn unsure_in_roll(&self) -> &[Die] {
+        &self.roll_unsure
+    }
+
+    /// The players say that `was`, a die of the roll read unsure, is `is`: the roll and
+    /// the actions after it are confirmed again with it, and a note says so. `is` equal to
+    /// `was` says the reading was right: the record stays and the die is no longer unsure.
+    /// Refused when `was` is not unsure, or when the rules refuse what followed with `is`.
+    pub fn put_right(
+        &mut self,
+        was: Die,
+        is: Die,
+        frame: u64,
+    ) -> Result<Vec<RefereeEvent>, RefereeError> {
+        let Some(unsure) = self.roll_unsure.iter().position(|d| *d == was) else {
+            return Err(RefereeError::NotUnsure(was.to_string()));
+        };
+        let mut events = Vec::new();
+        if is == was {
+            self.roll_unsure.remove(unsure);
+            return Ok(events);
+        }
+        let at = self
+            .roll_at()
+            .ok_or(RefereeError::NotUnsure(was.to_string()))?;
+        let before = self
+            .history
+            .get(at)
+            .ok_or(RefereeError::NotUnsure(was.to_string()))?;
+        let amendment = amended(before, &self.record.actions[at..], was, is)
+            .map_err(|why| RefereeError::Illegal(format!("with the {is} in the roll, {why}")))?;
+        self.amend(&amendment, "the players say it is", frame, &mut events);
         self.last_change = Some(frame);
         Ok(events)
     }
@@ -1779,6 +1824,116 @@ mod tests {
         );
         assert!(rolled_dice(&referee.record().actions[0]).contains(&wrong));
         assert!(referee.notes().iter().all(|n| n.kind != NoteKind::Amended));
+    }
+
+    #[test]
+    fn the_players_put_right_a_die_of_the_roll_read_unsure() {
+        let (setup, start, roll, rolled, place, placed) = opening(5);
+        let (die, _) = placement(&place);
+        let wrong = misvalued(die, &rolled_dice(&roll));
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        let mut throw = read_as(
+            Observation::perfect(&rolled, 0, 0.0),
+            die,
+            Place::RollArea,
+            wrong,
+        );
+        for seen in &mut throw.dice {
+            seen.uncertain = seen.die == wrong;
+        }
+        show(&mut referee, &throw, &mut frame);
+        assert_eq!(referee.unsure_in_roll(), [wrong]);
+        // Only a die read unsure is asked about.
+        let sure = rolled_dice(&roll).into_iter().find(|d| *d != die).unwrap();
+        assert!(matches!(
+            referee.put_right(sure, die, frame),
+            Err(RefereeError::NotUnsure(_))
+        ));
+        // "It is as read": the record stays, and the die is asked about no more.
+        let mut as_read = referee.clone();
+        assert!(as_read.put_right(wrong, wrong, frame).unwrap().is_empty());
+        assert!(as_read.unsure_in_roll().is_empty());
+        assert!(rolled_dice(&as_read.record().actions[0]).contains(&wrong));
+        // The players name the die: the roll is put right, with a note.
+        let events = referee.put_right(wrong, die, frame).unwrap();
+        assert_eq!(referee.record().actions, vec![roll.clone()]);
+        assert!(referee.unsure_in_roll().is_empty());
+        let note = referee.notes().last().unwrap();
+        assert_eq!(note.kind, NoteKind::Amended);
+        assert!(note.text.contains("the players say"), "{}", note.text);
+        assert!(events.contains(&RefereeEvent::Noted(referee.notes().len() - 1)));
+        // What follows is explained as the players said.
+        show(
+            &mut referee,
+            &Observation::perfect(&placed, 0, 0.0),
+            &mut frame,
+        );
+        assert_eq!(referee.record().actions, vec![roll, place]);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
+    #[test]
+    fn a_die_the_players_name_is_refused_when_the_rules_refuse_what_followed_with_it() {
+        // The first opening whose placement the rules refuse with another value of its die.
+        let refused = |start: &GameState, roll: &Action, place: &Action, is: Die| {
+            let (was, _) = placement(place);
+            let Action::Place {
+                player,
+                rank,
+                tower,
+                pillar,
+                ..
+            } = place.clone()
+            else {
+                unreachable!()
+            };
+            let mut dice = rolled_dice(roll);
+            let at = dice.iter().position(|d| *d == was).unwrap();
+            dice[at] = is;
+            let played = (start.clone().play(&Action::Roll { dice })).and_then(|rolled| {
+                rolled.play(&Action::Place {
+                    player,
+                    die: is,
+                    rank,
+                    tower,
+                    pillar,
+                })
+            });
+            played.is_err()
+        };
+        let (setup, start, roll, rolled, place, placed, is) = (0..64)
+            .find_map(|seed| {
+                let (setup, start, roll, rolled, place, placed) = opening(seed);
+                let (die, _) = placement(&place);
+                let is = (rules::DieValue::ALL.into_iter())
+                    .map(|value| Die::new(die.color, value))
+                    .find(|is| refused(&start, &roll, &place, *is))?;
+                Some((setup, start, roll, rolled, place, placed, is))
+            })
+            .unwrap();
+        let (die, at) = placement(&place);
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        // The die read rightly but unsure in the roll, and unsure on its pillar too.
+        let mut throw = Observation::perfect(&rolled, 0, 0.0);
+        let mut put = Observation::perfect(&placed, 0, 0.0);
+        for (seen, place) in (throw.dice.iter_mut().map(|d| (d, Place::RollArea)))
+            .chain(put.dice.iter_mut().map(|d| (d, at)))
+        {
+            seen.uncertain = seen.die == die && seen.place == place;
+        }
+        show(&mut referee, &throw, &mut frame);
+        show(&mut referee, &put, &mut frame);
+        assert_eq!(referee.record().actions, vec![roll.clone(), place.clone()]);
+        assert_eq!(referee.unsure_in_roll(), [die]);
+        let Err(RefereeError::Illegal(why)) = referee.put_right(die, is, frame) else {
+            panic!("the {is} accepted");
+        };
+        // It names the move the rules refuse with that die.
+        let changed = place.to_string().replace(&die.to_string(), &is.to_string());
+        assert!(why.contains(&changed), "{why}");
+        // Nothing changed.
+        assert_eq!(referee.record().actions, vec![roll, place]);
+        assert_eq!(referee.unsure_in_roll(), [die]);
     }
 
     #[test]
