@@ -24,7 +24,7 @@ use calibration::{MatLayout, MatPlace, TrackStatus};
 use egui::{Color32, ColorImage, Pos2, Rect, Vec2};
 use image::RgbImage;
 use referee::{Desync, Flag, Referee, RefereeEvent, RefereeSettings, Zone};
-use rules::{Action, Die, GameRecord, PillarIndex, TileCatalogue, TowerId};
+use rules::{Action, Die, GameRecord, PillarIndex, Rank, TileCatalogue, TowerId};
 use vision::{CameraStatus, DiceReader, Frame, FrameSource, Reading, SourceEvent};
 
 use crate::observe::TableReader;
@@ -87,6 +87,8 @@ pub enum LiveRequest {
     Play(Vec<Action>),
     /// The players say what a die of the roll read unsure is (`is` equal to `was`: as read).
     PutRight { was: Die, is: Die },
+    /// The players say with which rank the placement at `index` of the record was made.
+    NameRank { index: usize, rank: Rank },
 }
 
 /// Where the feed is.
@@ -173,6 +175,9 @@ pub struct RefereeView {
     /// The dice of the round's roll read unsure that nothing has shown since: the players
     /// may say what each is, else what follows may.
     pub unsure_in_roll: Vec<Die>,
+    /// The placements of the round confirmed without a sure reading of their meeple's rank
+    /// (their index in the record, and the placement as recorded): the players may say.
+    pub unsure_ranks: Vec<(usize, Action)>,
     /// The last events in words, the newest last.
     pub events: Vec<String>,
     pub over: bool,
@@ -438,9 +443,17 @@ fn referee_view(referee: &Referee, previous: &RefereeView, events: &[RefereeEven
         active_desync: referee.active_desync().cloned(),
         undecided: undecided(referee),
         unsure_in_roll: referee.unsure_in_roll().to_vec(),
+        unsure_ranks: unsure_ranks(referee),
         events: words.into(),
         over: referee.state().is_over(),
     }
+}
+
+/// The placements whose rank the players may name, with their index in the record.
+fn unsure_ranks(referee: &Referee) -> Vec<(usize, Action)> {
+    (referee.unsure_ranks().iter())
+        .filter_map(|&i| Some((i, referee.record().actions.get(i)?.clone())))
+        .collect()
 }
 
 /// The referee's undecided explanations, when there are several to choose from.
@@ -820,6 +833,7 @@ impl Worker {
             || self.snapshot.referee.record.is_none()
             || self.snapshot.referee.undecided != undecided(referee)
             || self.snapshot.referee.unsure_in_roll != referee.unsure_in_roll()
+            || self.snapshot.referee.unsure_ranks != unsure_ranks(referee)
         {
             self.snapshot.referee = referee_view(referee, &self.snapshot.referee, &events);
         }
@@ -830,6 +844,9 @@ impl Worker {
             LiveRequest::Override => referee.override_flag(self.last_frame),
             LiveRequest::Play(actions) => referee.play(actions, self.last_frame),
             LiveRequest::PutRight { was, is } => referee.put_right(*was, *is, self.last_frame),
+            LiveRequest::NameRank { index, rank } => {
+                referee.name_rank(*index, *rank, self.last_frame)
+            }
         };
         match answered {
             Ok(events) => {

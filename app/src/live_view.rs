@@ -11,7 +11,7 @@ use egui::{
     TextureOptions, Ui, Vec2, WidgetInfo,
 };
 
-use rules::{Die, DieValue, PillarIndex, TowerId};
+use rules::{Action, Die, DieValue, PillarIndex, Rank, TowerId};
 use vision::CameraStatus;
 
 use crate::app::Command;
@@ -245,6 +245,47 @@ pub fn live_view_ui(
                             .clicked()
                         {
                             commands.push(Command::Live(LiveRequest::PutRight { was: *was, is }));
+                        }
+                    }
+                });
+            }
+        });
+    }
+    let ranks = &snapshot.referee.unsure_ranks;
+    if !ranks.is_empty() {
+        banner(ui, QUESTION_BLUE, |ui| {
+            ui.label(
+                RichText::new("The camera was not sure of a meeple's rank. Which was it?")
+                    .color(Color32::WHITE)
+                    .strong(),
+            );
+            for (index, action) in ranks {
+                let Action::Place { rank: read, .. } = action else {
+                    continue;
+                };
+                ui.label(RichText::new(action.to_string()).color(Color32::WHITE));
+                ui.horizontal_wrapped(|ui| {
+                    for rank in [Rank::Apprentice, Rank::Master] {
+                        let name = match rank {
+                            Rank::Apprentice => "an apprentice",
+                            Rank::Master => "the master",
+                        };
+                        let words = if rank == *read {
+                            format!("{name} (as read)")
+                        } else {
+                            name.to_owned()
+                        };
+                        if ui
+                            .button(words)
+                            .on_hover_text(
+                                "The referee records it. Else the next tables may show it.",
+                            )
+                            .clicked()
+                        {
+                            commands.push(Command::Live(LiveRequest::NameRank {
+                                index: *index,
+                                rank,
+                            }));
                         }
                     }
                 });

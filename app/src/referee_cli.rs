@@ -28,7 +28,7 @@ use referee::{
     JournalWriter, Observation, Place, Referee, RefereeEvent, RefereeSettings, SeenDie, SeenMeeple,
     SettleRule, Zone,
 };
-use rules::{Action, Die, GameRecord, GameSetup, PillarIndex};
+use rules::{Action, Die, GameRecord, GameSetup, PillarIndex, Rank};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -501,6 +501,9 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
     // The questions answered, and how many of the answers put a die right.
     let mut asked = BTreeSet::new();
     let mut put_right = 0;
+    // The same for the ranks of placements.
+    let mut named = BTreeSet::new();
+    let mut renamed = 0;
     let started = Instant::now();
     let mut frames = 0u64;
     loop {
@@ -533,6 +536,19 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
                 match referee.put_right(was, is, frame) {
                     Ok(answered) => {
                         put_right += usize::from(is != was);
+                        events.extend(answered);
+                    }
+                    Err(error) => eprintln!("frame {frame}: the players' answer refused: {error}"),
+                }
+            }
+            for (index, rank) in rank_answers(&referee, truth) {
+                if !named.insert(index) {
+                    continue;
+                }
+                let recorded = placed_rank(&referee.record().actions[index]);
+                match referee.name_rank(index, rank, frame) {
+                    Ok(answered) => {
+                        renamed += usize::from(recorded != Some(rank));
                         events.extend(answered);
                     }
                     Err(error) => eprintln!("frame {frame}: the players' answer refused: {error}"),
@@ -572,6 +588,7 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
             "notes": referee.notes(),
             "undecided": referee.undecided(),
             "unsure_in_roll": referee.unsure_in_roll(),
+            "unsure_ranks": referee.unsure_ranks(),
             "over": state.is_over(),
             "prestige": prestige,
             "final_score": state.final_score(),
@@ -598,8 +615,9 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
     }
     if truth.is_some() {
         eprintln!(
-            "the players answered {} questions about dice of the roll read unsure, {put_right} of them with another die than read",
-            asked.len()
+            "the players' answers: {} about dice of the roll read unsure ({put_right} of them another die than read), {} about the ranks of meeples placed ({renamed} of them the other rank)",
+            asked.len(),
+            named.len()
         );
     }
     let refereed = frames.saturating_sub(resume_from);
@@ -661,6 +679,43 @@ fn answers(referee: &Referee, truth: &GameRecord) -> Vec<(Die, Die)> {
             }
         })
         .collect()
+}
+
+/// What the players who know `truth` answer about the placements whose rank the referee
+/// asks: the rank of the true action at the same place of the record, when it is the same
+/// placement (player, die, tower, pillar).
+fn rank_answers(referee: &Referee, truth: &GameRecord) -> Vec<(usize, Rank)> {
+    let recorded = &referee.record().actions;
+    (referee.unsure_ranks().iter())
+        .filter_map(
+            |&index| match (recorded.get(index)?, truth.actions.get(index)?) {
+                (
+                    Action::Place {
+                        player,
+                        die,
+                        tower,
+                        pillar,
+                        ..
+                    },
+                    Action::Place {
+                        player: p,
+                        die: d,
+                        tower: t,
+                        pillar: q,
+                        rank,
+                    },
+                ) if (player, die, tower, pillar) == (p, d, t, q) => Some((index, *rank)),
+                _ => None,
+            },
+        )
+        .collect()
+}
+
+fn placed_rank(action: &Action) -> Option<Rank> {
+    match action {
+        Action::Place { rank, .. } => Some(*rank),
+        _ => None,
+    }
 }
 
 /// A new referee (and journal), or the one the journal left.

@@ -712,6 +712,42 @@ fn a_die_of_the_roll_read_unsure_is_asked_of_the_players_and_put_right() {
 }
 
 #[test]
+fn the_rank_of_a_meeple_read_unsure_is_asked_of_the_players() {
+    // Frames 0-71 of a rendered game (seed 12, 1280x720), some passed over: Green rolls,
+    // then puts the purple 3 with the master on the central tower. The shipped reader is
+    // unsure of the meeple's rank, and the reserve as read makes it an apprentice: the
+    // placement is recorded so, and the players are asked (tests/fixtures/live-rank).
+    let dir = fixtures().join("live-rank");
+    let mut harness = with_game(&dir);
+    watch_recording(&mut harness, &dir);
+    let placed = |h: &Harness<'static, TablesightApp>| {
+        (h.state().game().unwrap().session.steps().get(1)).map(|step| step.action.to_string())
+    };
+    step_until(&mut harness, "the question", |h| {
+        !snapshot(h).referee.unsure_ranks.is_empty()
+    });
+    let apprentice =
+        "Green places the purple 3 with an apprentice on pillar 1 of the central tower";
+    assert_eq!(placed(&harness).as_deref(), Some(apprentice));
+    assert!(
+        harness
+            .query_by_label_contains("The camera was not sure of a meeple's rank")
+            .is_some()
+    );
+    assert!(harness.query_by_label("an apprentice (as read)").is_some());
+    click(&mut harness, "the master");
+    step_until(&mut harness, "the rank named", |h| {
+        placed(h).is_some_and(|p| p.contains("with a master"))
+    });
+    assert!(snapshot(&harness).referee.unsure_ranks.is_empty());
+    assert!(
+        harness
+            .query_by_label_contains("The camera was not sure of a meeple's rank")
+            .is_none()
+    );
+}
+
+#[test]
 fn a_floor_completed_under_the_camera_is_scored_in_the_window() {
     // Frames 160-212 of the demo game (seed 3, 1280x720), some passed over: Green puts the
     // yellow 2 with an apprentice on the last free pillar of the central tower's first floor,

@@ -497,7 +497,7 @@ fn players_who_answer_put_the_unsure_die_of_the_roll_right() {
     assert_eq!(read, dice, "the roll as it was thrown");
     assert!(answered["unsure_in_roll"].as_array().unwrap().is_empty());
     assert!(
-        stderr.contains("the players answered 2 questions"),
+        stderr.contains("the players' answers: 2 about dice of the roll read unsure (1 of"),
         "{stderr}"
     );
     let notes = answered["notes"].as_array().unwrap();
@@ -506,6 +506,37 @@ fn players_who_answer_put_the_unsure_die_of_the_roll_right() {
             .as_str()
             .unwrap()
             .contains("the players say it is the purple 2")),
+        "{notes:#?}"
+    );
+}
+
+/// A placement whose meeple the reader was unsure of (`tests/fixtures/live-rank`): Green's
+/// master, recorded as an apprentice from the reserve as read. Players who answer the
+/// referee's question put it right.
+#[test]
+fn players_who_answer_name_the_rank_of_a_meeple_read_unsure() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/live-rank");
+    let frames = fixtures.to_string_lossy().into_owned();
+    let setup = fixtures.join("record.json").to_string_lossy().into_owned();
+    let truth = fixtures.join("truth.json").to_string_lossy().into_owned();
+    let rank = |output: &Value| output["actions"][1]["place"]["rank"].clone();
+    let unanswered = tablesight_json(&["referee", &frames, "--setup", &setup, "--json"]);
+    assert_eq!(rank(&unanswered), "apprentice");
+    assert_eq!(unanswered["unsure_ranks"], serde_json::json!([1]));
+    let mut args = vec!["referee", &frames, "--setup", &setup, "--json"];
+    args.extend(["--answers", &truth]);
+    let answered = tablesight_json(&args);
+    // The placement as it was made (the roll's dice are recorded in the order read).
+    assert_eq!(
+        answered["actions"][1],
+        read_json(Path::new(&truth))["actions"][1]
+    );
+    assert_eq!(answered["unsure_ranks"], serde_json::json!([]));
+    let notes = answered["notes"].as_array().unwrap();
+    assert!(
+        (notes.iter()).any(|n| n["text"].as_str().unwrap().contains(
+            "Green's meeple on the purple 3 was read unsure; the players say it is the master"
+        )),
         "{notes:#?}"
     );
 }

@@ -14,7 +14,7 @@ pub enum RefereeError {
     NoFlag,
     #[error("this move cannot be allowed (only dice restrictions can be waived): {0}")]
     CannotOverride(String),
-    #[error("the {0} is no die of the roll read unsure")]
+    #[error("{0}: not something the camera was unsure of")]
     NotUnsure(String),
     #[error("{0}")]
     Illegal(String),

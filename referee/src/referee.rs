@@ -2,8 +2,8 @@
 //! illegal moves and says when the table and the game no longer agree.
 
 use rules::{
-    Action, Die, GameRecord, GameSetup, GameState, Meeple, PillarIndex, SpellId, TileCatalogue,
-    TowerId,
+    Action, Die, GameRecord, GameSetup, GameState, Meeple, PillarIndex, Rank, SpellId,
+    TileCatalogue, TowerId,
 };
 use serde::{Deserialize, Serialize};
 
@@ -203,6 +203,9 @@ pub struct Referee {
     /// The dice of the round's roll that no settled table read surely when it was
     /// confirmed: what follows may show them otherwise (see [`crate::amend`]).
     roll_unsure: Vec<Die>,
+    /// The placements of the round (indices in the record) confirmed without a sure
+    /// reading of their meeple's rank on the pillar: the players may say which it was.
+    rank_unsure: Vec<usize>,
 }
 
 impl Referee {
@@ -228,6 +231,7 @@ impl Referee {
             history: Vec::new(),
             roll_before: Vec::new(),
             roll_unsure: Vec::new(),
+            rank_unsure: Vec::new(),
         })
     }
 
@@ -297,6 +301,7 @@ impl Referee {
             roll_before: Vec::new(),
             // Not kept in the journal: after a restart the roll stands as recorded.
             roll_unsure: Vec::new(),
+            rank_unsure: Vec::new(),
         })
     }
 
@@ -401,7 +406,31 @@ impl Referee {
             let known = seen.sure_in_place(&Expected::of(&self.state));
             self.roll_unsure = without(&self.roll_unsure, &known);
         }
+        self.follow_ranks(&seen, &events);
         events
+    }
+
+    /// Keeps [`Referee::unsure_ranks`]: the placements confirmed by `events` whose meeple
+    /// `seen` does not show surely in its rank on the pillar are added, those a table shows
+    /// surely are known, and only the round's are kept.
+    fn follow_ranks(&mut self, seen: &Seen, events: &[RefereeEvent]) {
+        for event in events {
+            if let RefereeEvent::Confirmed { index, action, .. } = event
+                && let Some((tower, pillar, meeple)) = placed_meeple(action)
+                && !seen.meeple_read_surely(tower, pillar, meeple)
+                && !self.rank_unsure.contains(index)
+            {
+                self.rank_unsure.push(*index);
+            }
+        }
+        let roll_at = self.roll_at();
+        let actions = &self.record.actions;
+        self.rank_unsure.retain(|&index| {
+            roll_at.is_some_and(|at| index > at)
+                && actions.get(index).and_then(placed_meeple).is_some_and(
+                    |(tower, pillar, meeple)| !seen.meeple_read_surely(tower, pillar, meeple),
+                )
+        });
     }
 
     /// Where the round's roll is in the record.
@@ -884,20 +913,33 @@ impl Referee {
         let Some(at) = self.roll_at() else {
             return;
         };
-        self.pending.clear();
-        self.unconfirm(self.record.actions.len() - at, frame, events);
-        self.confirm(&amendment.actions, frame, events);
         if let Some(i) = self.roll_unsure.iter().position(|d| *d == amendment.was) {
             self.roll_unsure.remove(i);
         }
+        let text = format!(
+            "The {} of the roll was read unsure; {known_by} the {}: the record is put right.",
+            amendment.was, amendment.is
+        );
+        self.rewrite(at, &amendment.actions, text, frame, events);
+    }
+
+    /// The record from `at` on replaced by `actions` (confirmed again), with a note.
+    fn rewrite(
+        &mut self,
+        at: usize,
+        actions: &[Action],
+        text: String,
+        frame: u64,
+        events: &mut Vec<RefereeEvent>,
+    ) {
+        self.pending.clear();
+        self.unconfirm(self.record.actions.len() - at, frame, events);
+        self.confirm(actions, frame, events);
         self.notes.push(Note {
             frame,
             kind: NoteKind::Amended,
-            actions: (at..at + amendment.actions.len()).collect(),
-            text: format!(
-                "The {} of the roll was read unsure; {known_by} the {}: the record is put right.",
-                amendment.was, amendment.is
-            ),
+            actions: (at..at + actions.len()).collect(),
+            text,
             removed: Vec::new(),
         });
         events.push(RefereeEvent::Noted(self.notes.len() - 1));
@@ -973,7 +1015,7 @@ impl Referee {
         frame: u64,
     ) -> Result<Vec<RefereeEvent>, RefereeError> {
         let Some(unsure) = self.roll_unsure.iter().position(|d| *d == was) else {
-            return Err(RefereeError::NotUnsure(was.to_string()));
+            return Err(RefereeError::NotUnsure(format!("the {was} of the roll")));
         };
         let mut events = Vec::new();
         if is == was {
@@ -990,6 +1032,65 @@ impl Referee {
         let amendment = amended(before, &self.record.actions[at..], was, is)
             .map_err(|why| RefereeError::Illegal(format!("with the {is} in the roll, {why}")))?;
         self.amend(&amendment, "the players say it is", frame, &mut events);
+        self.last_change = Some(frame);
+        Ok(events)
+    }
+
+    /// The placements of the round (indices in the record) confirmed without a sure reading
+    /// of their meeple's rank on its pillar, and not read surely since: the players may say
+    /// which rank it was ([`Referee::name_rank`]).
+    pub fn unsure_ranks(&self) -> &[usize] {
+        &self.rank_unsure
+    }
+
+    /// The players say that the placement at `index` of the record (one of
+    /// [`Referee::unsure_ranks`]) was made with a meeple of `rank`: it and the actions after
+    /// it are confirmed again so, with a note. The rank recorded says the record was right.
+    /// Refused when the placement is not asked about, or when the rules refuse it or what
+    /// followed with that rank.
+    pub fn name_rank(
+        &mut self,
+        index: usize,
+        rank: Rank,
+        frame: u64,
+    ) -> Result<Vec<RefereeEvent>, RefereeError> {
+        let asked = self.rank_unsure.iter().position(|&i| i == index);
+        let (
+            Some(asked),
+            Some(&Action::Place {
+                rank: was,
+                player,
+                die,
+                ..
+            }),
+        ) = (asked, self.record.actions.get(index))
+        else {
+            return Err(RefereeError::NotUnsure(format!("action {index}")));
+        };
+        let mut events = Vec::new();
+        if was == rank {
+            self.rank_unsure.remove(asked);
+            return Ok(events);
+        }
+        let mut actions = self.record.actions[index..].to_vec();
+        if let Action::Place { rank: placed, .. } = &mut actions[0] {
+            *placed = rank;
+        }
+        let before = (self.history.get(index).cloned())
+            .ok_or(RefereeError::NotUnsure(format!("action {index}")))?;
+        actions.iter().try_fold(before, |state, action| {
+            (state.play(action))
+                .map_err(|e| RefereeError::Illegal(format!("{action}: {}", e.violation)))
+        })?;
+        let text = format!(
+            "{player}'s meeple on the {die} was read unsure; the players say it is {}: the record is put right.",
+            match rank {
+                Rank::Apprentice => "an apprentice",
+                Rank::Master => "the master",
+            }
+        );
+        self.rank_unsure.remove(asked);
+        self.rewrite(index, &actions, text, frame, &mut events);
         self.last_change = Some(frame);
         Ok(events)
     }
@@ -1019,6 +1120,20 @@ impl Referee {
         self.resolve_desync(frame, &mut events);
         self.last_change = Some(frame);
         Ok(events)
+    }
+}
+
+/// The tower, pillar and meeple of a placement.
+fn placed_meeple(action: &Action) -> Option<(TowerId, PillarIndex, Meeple)> {
+    match *action {
+        Action::Place {
+            player,
+            rank,
+            tower,
+            pillar,
+            ..
+        } => Some((tower, pillar, Meeple { player, rank })),
+        _ => None,
     }
 }
 
@@ -1934,6 +2049,81 @@ mod tests {
         // Nothing changed.
         assert_eq!(referee.record().actions, vec![roll, place]);
         assert_eq!(referee.unsure_in_roll(), [die]);
+    }
+
+    #[test]
+    fn the_players_name_the_rank_of_a_meeple_placed_unsure() {
+        let (setup, start, roll, rolled, place, placed) = opening(5);
+        let (_, at) = placement(&place);
+        let Action::Place { rank, .. } = place else {
+            unreachable!()
+        };
+        let other = match rank {
+            Rank::Apprentice => Rank::Master,
+            Rank::Master => Rank::Apprentice,
+        };
+        let with_other = |action: &Action| {
+            let mut action = action.clone();
+            if let Action::Place { rank, .. } = &mut action {
+                *rank = other;
+            }
+            action
+        };
+        // The placement seen with its meeple read unsure.
+        let mut unsure = Observation::perfect(&placed, 0, 0.0);
+        for seen in &mut unsure.meeples {
+            seen.uncertain = seen.place == at;
+        }
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        show(
+            &mut referee,
+            &Observation::perfect(&rolled, 0, 0.0),
+            &mut frame,
+        );
+        show(&mut referee, &unsure, &mut frame);
+        assert_eq!(referee.record().actions, vec![roll.clone(), place.clone()]);
+        assert_eq!(referee.unsure_ranks(), [1]);
+        assert!(matches!(
+            referee.name_rank(0, rank, frame),
+            Err(RefereeError::NotUnsure(_))
+        ));
+        // "As recorded": nothing changes, and it is asked no more.
+        let mut as_read = referee.clone();
+        assert!(as_read.name_rank(1, rank, frame).unwrap().is_empty());
+        assert!(as_read.unsure_ranks().is_empty());
+        assert_eq!(as_read.record().actions[1], place);
+        // The other rank: the placement is confirmed again so, with a note.
+        let mut named = referee.clone();
+        named.name_rank(1, other, frame).unwrap();
+        assert_eq!(
+            named.record().actions,
+            vec![roll.clone(), with_other(&place)]
+        );
+        assert!(named.unsure_ranks().is_empty());
+        let note = named.notes().last().unwrap();
+        assert_eq!(note.kind, NoteKind::Amended);
+        assert!(note.text.contains("the players say"), "{}", note.text);
+        // A table that shows the meeple surely in its rank answers the question.
+        show(
+            &mut referee,
+            &Observation::perfect(&placed, 0, 0.0),
+            &mut frame,
+        );
+        assert!(referee.unsure_ranks().is_empty());
+        // A placement seen surely is never asked about.
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        show(
+            &mut referee,
+            &Observation::perfect(&rolled, 0, 0.0),
+            &mut frame,
+        );
+        show(
+            &mut referee,
+            &Observation::perfect(&placed, 0, 0.0),
+            &mut frame,
+        );
+        assert_eq!(referee.record().actions, vec![roll, place]);
+        assert!(referee.unsure_ranks().is_empty());
     }
 
     #[test]

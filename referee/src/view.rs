@@ -709,6 +709,16 @@ impl Seen {
         sure
     }
 
+    /// Whether `meeple` is read surely, in its rank, on `pillar` of `tower` (any floor in
+    /// view).
+    pub fn meeple_read_surely(&self, tower: TowerId, pillar: PillarIndex, meeple: Meeple) -> bool {
+        (self.towers[tower.index()].iter()).any(|piece| {
+            piece.pillar == pillar
+                && !piece.buried
+                && matches!(piece.piece, Piece::Meeple(m) if m.meeple == meeple && !m.uncertain)
+        })
+    }
+
     /// The colours of the dice seen on the top floors, in the roll area and in the mana
     /// pool that the game does not have there.
     pub fn unexpected_colors(&self, expected: &Expected) -> Vec<DieColor> {
