@@ -232,20 +232,8 @@ pub fn live_view_ui(
                     ui.label(RichText::new(format!("Read as the {was}:")).color(Color32::WHITE));
                     for value in DieValue::ALL {
                         let is = Die::new(was.color, value);
-                        let words = if is == *was {
-                            format!("{is} (as read)")
-                        } else {
-                            is.to_string()
-                        };
-                        if ui
-                            .button(words)
-                            .on_hover_text(
-                                "The referee records it. Else the next tables may show it.",
-                            )
-                            .clicked()
-                        {
-                            commands.push(Command::Live(LiveRequest::PutRight { was: *was, is }));
-                        }
+                        let request = LiveRequest::PutRight { was: *was, is };
+                        answer_button(ui, &is.to_string(), is == *was, request, commands);
                     }
                 });
             }
@@ -270,23 +258,11 @@ pub fn live_view_ui(
                             Rank::Apprentice => "an apprentice",
                             Rank::Master => "the master",
                         };
-                        let words = if rank == *read {
-                            format!("{name} (as read)")
-                        } else {
-                            name.to_owned()
+                        let request = LiveRequest::NameRank {
+                            index: *index,
+                            rank,
                         };
-                        if ui
-                            .button(words)
-                            .on_hover_text(
-                                "The referee records it. Else the next tables may show it.",
-                            )
-                            .clicked()
-                        {
-                            commands.push(Command::Live(LiveRequest::NameRank {
-                                index: *index,
-                                rank,
-                            }));
-                        }
+                        answer_button(ui, name, rank == *read, request, commands);
                     }
                 });
             }
@@ -302,6 +278,29 @@ pub fn live_view_ui(
                 ui.label(RichText::new(event.as_str()).small());
             }
         });
+}
+
+/// A button that answers one of the referee's questions with `request`, "(as read)" after
+/// the answer the camera gave.
+fn answer_button(
+    ui: &mut Ui,
+    words: &str,
+    as_read: bool,
+    request: LiveRequest,
+    commands: &mut Vec<Command>,
+) {
+    let words = if as_read {
+        format!("{words} (as read)")
+    } else {
+        words.to_owned()
+    };
+    if ui
+        .button(words)
+        .on_hover_text("The referee records it. Else the next tables may show it.")
+        .clicked()
+    {
+        commands.push(Command::Live(request));
+    }
 }
 
 /// The frame scaled to the panel's width, with every reading over it.

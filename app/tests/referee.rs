@@ -463,50 +463,61 @@ fn a_roll_die_read_unsure_is_put_right_by_what_followed() {
     }
 }
 
+/// `referee --json` on the recording in `tests/fixtures/NAME`, unanswered and with players
+/// who answer from its `truth.json`: both outputs, the answered run's stderr and the truth.
+fn with_and_without_answers(name: &str) -> (Value, Value, String, Value) {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(name);
+    let frames = fixture.to_string_lossy().into_owned();
+    let setup = fixture.join("record.json").to_string_lossy().into_owned();
+    let truth = fixture.join("truth.json");
+    let mut args = vec!["referee", &frames, "--setup", &setup, "--json"];
+    let unanswered = tablesight_json(&args);
+    let truth_arg = truth.to_string_lossy().into_owned();
+    args.extend(["--answers", &truth_arg]);
+    let (code, stdout, stderr) = tablesight(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let answered = serde_json::from_str(&stdout).unwrap();
+    (unanswered, answered, stderr, read_json(&truth))
+}
+
+fn notes_say(output: &Value, words: &str) -> bool {
+    (output["notes"].as_array().unwrap().iter())
+        .any(|n| n["text"].as_str().unwrap().contains(words))
+}
+
 /// A far camera's roll (`tests/fixtures/live-roll`): the reader reads the purple 2 as a
 /// purple 3, unsure. The roll is recorded as read; players who answer the referee's
 /// question put it right.
 #[test]
 fn players_who_answer_put_the_unsure_die_of_the_roll_right() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/live-roll");
-    let frames = fixtures.to_string_lossy().into_owned();
-    let setup = fixtures.join("record.json").to_string_lossy().into_owned();
-    let truth = fixtures.join("truth.json").to_string_lossy().into_owned();
-    let roll = |output: &Value| output["actions"][0]["roll"]["dice"].clone();
-    let purple = |value: u8| serde_json::json!({"color": "purple", "value": value});
-    let unanswered = tablesight_json(&["referee", &frames, "--setup", &setup, "--json"]);
-    assert!(roll(&unanswered).as_array().unwrap().contains(&purple(3)));
+    let (unanswered, answered, stderr, truth) = with_and_without_answers("live-roll");
+    let roll = |output: &Value| {
+        let mut dice = output["actions"][0]["roll"]["dice"]
+            .as_array()
+            .unwrap()
+            .clone();
+        dice.sort_by_key(ToString::to_string);
+        dice
+    };
+    let purple_3 = serde_json::json!({"color": "purple", "value": 3});
+    assert!(roll(&unanswered).contains(&purple_3));
     assert!(
-        (unanswered["unsure_in_roll"].as_array().unwrap()).contains(&purple(3)),
+        (unanswered["unsure_in_roll"].as_array().unwrap()).contains(&purple_3),
         "{:#}",
         unanswered["unsure_in_roll"]
     );
-    let mut args = vec!["referee", &frames, "--setup", &setup, "--json"];
-    args.extend(["--answers", &truth]);
-    let (code, stdout, stderr) = tablesight(&args);
-    assert_eq!(code, 0, "{stderr}");
-    let answered: Value = serde_json::from_str(&stdout).unwrap();
-    let mut read = roll(&answered).as_array().unwrap().clone();
-    let mut dice = roll(&read_json(Path::new(&truth)))
-        .as_array()
-        .unwrap()
-        .clone();
-    let key = |d: &Value| d.to_string();
-    read.sort_by_key(key);
-    dice.sort_by_key(key);
-    assert_eq!(read, dice, "the roll as it was thrown");
+    assert_eq!(roll(&answered), roll(&truth), "the roll as it was thrown");
     assert!(answered["unsure_in_roll"].as_array().unwrap().is_empty());
     assert!(
         stderr.contains("the players' answers: 2 about dice of the roll read unsure (1 of"),
         "{stderr}"
     );
-    let notes = answered["notes"].as_array().unwrap();
     assert!(
-        (notes.iter()).any(|n| n["text"]
-            .as_str()
-            .unwrap()
-            .contains("the players say it is the purple 2")),
-        "{notes:#?}"
+        notes_say(&answered, "the players say it is the purple 2"),
+        "{:#}",
+        answered["notes"]
     );
 }
 
@@ -515,29 +526,19 @@ fn players_who_answer_put_the_unsure_die_of_the_roll_right() {
 /// referee's question put it right.
 #[test]
 fn players_who_answer_name_the_rank_of_a_meeple_read_unsure() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/live-rank");
-    let frames = fixtures.to_string_lossy().into_owned();
-    let setup = fixtures.join("record.json").to_string_lossy().into_owned();
-    let truth = fixtures.join("truth.json").to_string_lossy().into_owned();
-    let rank = |output: &Value| output["actions"][1]["place"]["rank"].clone();
-    let unanswered = tablesight_json(&["referee", &frames, "--setup", &setup, "--json"]);
-    assert_eq!(rank(&unanswered), "apprentice");
+    let (unanswered, answered, _, truth) = with_and_without_answers("live-rank");
+    assert_eq!(unanswered["actions"][1]["place"]["rank"], "apprentice");
     assert_eq!(unanswered["unsure_ranks"], serde_json::json!([1]));
-    let mut args = vec!["referee", &frames, "--setup", &setup, "--json"];
-    args.extend(["--answers", &truth]);
-    let answered = tablesight_json(&args);
     // The placement as it was made (the roll's dice are recorded in the order read).
-    assert_eq!(
-        answered["actions"][1],
-        read_json(Path::new(&truth))["actions"][1]
-    );
+    assert_eq!(answered["actions"][1], truth["actions"][1]);
     assert_eq!(answered["unsure_ranks"], serde_json::json!([]));
-    let notes = answered["notes"].as_array().unwrap();
     assert!(
-        (notes.iter()).any(|n| n["text"].as_str().unwrap().contains(
+        notes_say(
+            &answered,
             "Green's meeple on the purple 3 was read unsure; the players say it is the master"
-        )),
-        "{notes:#?}"
+        ),
+        "{:#}",
+        answered["notes"]
     );
 }
 

@@ -1630,6 +1630,20 @@ mod tests {
             .unwrap()
     }
 
+    /// The roll seen with `die` read as `wrong`, unsure.
+    fn read_unsure_in_roll(rolled: &GameState, die: Die, wrong: Die) -> Observation {
+        let mut throw = read_as(
+            Observation::perfect(rolled, 0, 0.0),
+            die,
+            Place::RollArea,
+            wrong,
+        );
+        for seen in &mut throw.dice {
+            seen.uncertain = seen.die == wrong;
+        }
+        throw
+    }
+
     /// `table` with the reading of `die` at `place` replaced by `read`.
     fn read_as(mut table: Observation, die: Die, place: Place, read: Die) -> Observation {
         let seen = (table.dice.iter_mut())
@@ -1904,15 +1918,7 @@ mod tests {
         let (die, _) = placement(&place);
         let wrong = misvalued(die, &rolled_dice(&roll));
         let (mut referee, mut frame) = started_table(&setup, &start);
-        let mut throw = read_as(
-            Observation::perfect(&rolled, 0, 0.0),
-            die,
-            Place::RollArea,
-            wrong,
-        );
-        for seen in &mut throw.dice {
-            seen.uncertain = seen.die == wrong;
-        }
+        let mut throw = read_unsure_in_roll(&rolled, die, wrong);
         show(&mut referee, &throw, &mut frame);
         // The roll as read: the guess stands until something shows otherwise.
         assert!(rolled_dice(&referee.record().actions[0]).contains(&wrong));
@@ -1947,15 +1953,7 @@ mod tests {
         let (die, _) = placement(&place);
         let wrong = misvalued(die, &rolled_dice(&roll));
         let (mut referee, mut frame) = started_table(&setup, &start);
-        let mut throw = read_as(
-            Observation::perfect(&rolled, 0, 0.0),
-            die,
-            Place::RollArea,
-            wrong,
-        );
-        for seen in &mut throw.dice {
-            seen.uncertain = seen.die == wrong;
-        }
+        let throw = read_unsure_in_roll(&rolled, die, wrong);
         show(&mut referee, &throw, &mut frame);
         assert_eq!(referee.unsure_in_roll(), [wrong]);
         // Only a die read unsure is asked about.
