@@ -188,7 +188,8 @@ enum Command {
         #[arg(long)]
         save_readings: Option<PathBuf>,
         /// Players who answer the referee's questions (what a die of the roll read unsure
-        /// shows) from this game record, the true one of a rendered game: what answering does.
+        /// shows, the rank of a meeple placed unsure) from this game record, the true one of a
+        /// rendered game: what answering does.
         #[arg(long)]
         answers: Option<PathBuf>,
     },

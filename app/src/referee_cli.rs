@@ -15,7 +15,8 @@
 //! without the reader's errors. It never reads the labels' `truth` nor `game.json` (the
 //! answer). `--setup` takes a game record and uses only its set-up. `--answers RECORD`
 //! stands for players who answer the referee's questions (what a die of the roll read unsure
-//! shows) from the game's true record, to measure what answering does.
+//! shows, the rank of a meeple placed unsure) from the game's true record, to measure what
+//! answering does.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -73,8 +74,8 @@ pub struct RefereeOptions<'a> {
     pub save_readings: Option<&'a Path>,
     /// Stop after this long (a camera never ends by itself).
     pub limit: Option<Duration>,
-    /// A game record (the true one of a rendered game) from which the players answer what
-    /// each die of the roll read unsure shows, as soon as the referee asks.
+    /// A game record (the true one of a rendered game) from which the players answer the
+    /// referee's questions (a die of the roll, a meeple's rank) as soon as it asks.
     pub answers: Option<&'a Path>,
 }
 

@@ -1014,21 +1014,17 @@ impl Referee {
         is: Die,
         frame: u64,
     ) -> Result<Vec<RefereeEvent>, RefereeError> {
+        let not_unsure = || RefereeError::NotUnsure(format!("the {was} of the roll"));
         let Some(unsure) = self.roll_unsure.iter().position(|d| *d == was) else {
-            return Err(RefereeError::NotUnsure(format!("the {was} of the roll")));
+            return Err(not_unsure());
         };
         let mut events = Vec::new();
         if is == was {
             self.roll_unsure.remove(unsure);
             return Ok(events);
         }
-        let at = self
-            .roll_at()
-            .ok_or(RefereeError::NotUnsure(was.to_string()))?;
-        let before = self
-            .history
-            .get(at)
-            .ok_or(RefereeError::NotUnsure(was.to_string()))?;
+        let at = self.roll_at().ok_or_else(not_unsure)?;
+        let before = self.history.get(at).ok_or_else(not_unsure)?;
         let amendment = amended(before, &self.record.actions[at..], was, is)
             .map_err(|why| RefereeError::Illegal(format!("with the {is} in the roll, {why}")))?;
         self.amend(&amendment, "the players say it is", frame, &mut events);
