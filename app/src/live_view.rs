@@ -11,7 +11,7 @@ use egui::{
     TextureOptions, Ui, Vec2, WidgetInfo,
 };
 
-use rules::{Action, Die, DieValue, PillarIndex, Rank, TowerId};
+use rules::{Die, DieValue, PillarIndex, Rank, TowerId};
 use vision::CameraStatus;
 
 use crate::app::Command;
@@ -248,7 +248,7 @@ pub fn live_view_ui(
                     .strong(),
             );
             for (index, action) in ranks {
-                let Action::Place { rank: read, .. } = action else {
+                let Some(read) = referee::meeple_put(action).map(|m| m.rank) else {
                     continue;
                 };
                 ui.label(RichText::new(action.to_string()).color(Color32::WHITE));
@@ -262,7 +262,7 @@ pub fn live_view_ui(
                             index: *index,
                             rank,
                         };
-                        answer_button(ui, name, rank == *read, request, commands);
+                        answer_button(ui, name, rank == read, request, commands);
                     }
                 });
             }

@@ -27,7 +27,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use referee::{
     JournalWriter, Observation, Place, Referee, RefereeEvent, RefereeSettings, SeenDie, SeenMeeple,
-    SettleRule, Zone,
+    SettleRule, Zone, meeple_put, with_rank,
 };
 use rules::{Action, Die, GameRecord, GameSetup, PillarIndex, Rank};
 use serde::Deserialize;
@@ -546,7 +546,7 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
                 if !named.insert(index) {
                     continue;
                 }
-                let recorded = placed_rank(&referee.record().actions[index]);
+                let recorded = meeple_put(&referee.record().actions[index]).map(|m| m.rank);
                 match referee.name_rank(index, rank, frame) {
                     Ok(answered) => {
                         renamed += usize::from(recorded != Some(rank));
@@ -682,41 +682,18 @@ fn answers(referee: &Referee, truth: &GameRecord) -> Vec<(Die, Die)> {
         .collect()
 }
 
-/// What the players who know `truth` answer about the placements whose rank the referee
-/// asks: the rank of the true action at the same place of the record, when it is the same
-/// placement (player, die, tower, pillar).
+/// What the players who know `truth` answer about the meeples whose rank the referee asks:
+/// the rank of the true action at the same place of the record, when it is the same move
+/// but for the rank.
 fn rank_answers(referee: &Referee, truth: &GameRecord) -> Vec<(usize, Rank)> {
     let recorded = &referee.record().actions;
-    (referee.unsure_ranks().iter())
-        .filter_map(
-            |&index| match (recorded.get(index)?, truth.actions.get(index)?) {
-                (
-                    Action::Place {
-                        player,
-                        die,
-                        tower,
-                        pillar,
-                        ..
-                    },
-                    Action::Place {
-                        player: p,
-                        die: d,
-                        tower: t,
-                        pillar: q,
-                        rank,
-                    },
-                ) if (player, die, tower, pillar) == (p, d, t, q) => Some((index, *rank)),
-                _ => None,
-            },
-        )
+    (referee.unsure_ranks().into_iter())
+        .filter_map(|index| {
+            let (got, want) = (recorded.get(index)?, truth.actions.get(index)?);
+            let rank = meeple_put(want)?.rank;
+            (with_rank(got, rank) == *want).then_some((index, rank))
+        })
         .collect()
-}
-
-fn placed_rank(action: &Action) -> Option<Rank> {
-    match action {
-        Action::Place { rank, .. } => Some(*rank),
-        _ => None,
-    }
 }
 
 /// A new referee (and journal), or the one the journal left.

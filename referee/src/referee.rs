@@ -2,8 +2,8 @@
 //! illegal moves and says when the table and the game no longer agree.
 
 use rules::{
-    Action, Die, GameRecord, GameSetup, GameState, Meeple, PillarIndex, Rank, SpellId,
-    TileCatalogue, TowerId,
+    Action, BonusTarget, Die, GameRecord, GameSetup, GameState, Meeple, MeepleSource, PillarIndex,
+    Rank, SpellId, TileCatalogue, TowerId,
 };
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +13,7 @@ use crate::explain::{Attempt, SearchLimits, Solution, closest, explain, illegal_
 use crate::journal::{JournalNotes, NotesFile, digest};
 use crate::observation::Observation;
 use crate::settle::{SettleRule, Settler};
-use crate::view::{Expected, Seen, compare};
+use crate::view::{Expected, Seen, Spot, compare};
 use crate::vote::Voter;
 
 /// How the referee decides.
@@ -205,7 +205,7 @@ pub struct Referee {
     roll_unsure: Vec<Die>,
     /// The placements of the round (indices in the record) confirmed without a sure
     /// reading of their meeple's rank on the pillar: the players may say which it was.
-    rank_unsure: Vec<usize>,
+    rank_unsure: Vec<(usize, Spot)>,
 }
 
 impl Referee {
@@ -416,21 +416,48 @@ impl Referee {
     fn follow_ranks(&mut self, seen: &Seen, events: &[RefereeEvent]) {
         for event in events {
             if let RefereeEvent::Confirmed { index, action, .. } = event
-                && let Some((tower, pillar, meeple)) = placed_meeple(action)
-                && !seen.meeple_read_surely(tower, pillar, meeple)
-                && !self.rank_unsure.contains(index)
+                && let Some(meeple) = meeple_put(action)
+                && let Some(spot) = self.spot_of(*index)
+                && !seen.meeple_read_surely(spot, meeple)
+                && !self.rank_unsure.iter().any(|(i, _)| i == index)
             {
-                self.rank_unsure.push(*index);
+                self.rank_unsure.push((*index, spot));
             }
         }
         let roll_at = self.roll_at();
         let actions = &self.record.actions;
-        self.rank_unsure.retain(|&index| {
+        self.rank_unsure.retain(|&(index, spot)| {
             roll_at.is_some_and(|at| index > at)
-                && actions.get(index).and_then(placed_meeple).is_some_and(
-                    |(tower, pillar, meeple)| !seen.meeple_read_surely(tower, pillar, meeple),
-                )
+                && (actions.get(index).and_then(meeple_put))
+                    .is_some_and(|meeple| !seen.meeple_read_surely(spot, meeple))
         });
+    }
+
+    /// Where the meeple that the action at `index` of the record put from the reserve stands:
+    /// its pillar, or the spellbook space the game has it on after the action.
+    fn spot_of(&self, index: usize) -> Option<Spot> {
+        match *self.record.actions.get(index)? {
+            Action::Place { tower, pillar, .. }
+            | Action::BonusMeeple {
+                from: MeepleSource::Reserve(_),
+                to: BonusTarget::Pillar { tower, pillar },
+                ..
+            } => Some(Spot::Pillar(tower, pillar)),
+            Action::BonusMeeple {
+                player,
+                from: MeepleSource::Reserve(_),
+                to: BonusTarget::Spellbook,
+            } => {
+                let before = Expected::of(self.history.get(index)?);
+                let after = Expected::of(self.history.get(index + 1).unwrap_or(&self.state));
+                (after.spellbooks.keys())
+                    .find(|&&(p, spell)| {
+                        p == player && !before.spellbooks.contains_key(&(p, spell))
+                    })
+                    .map(|&(_, spell)| Spot::Spellbook(spell))
+            }
+            _ => None,
+        }
     }
 
     /// Where the round's roll is in the record.
@@ -1035,8 +1062,8 @@ impl Referee {
     /// The placements of the round (indices in the record) confirmed without a sure reading
     /// of their meeple's rank on its pillar, and not read surely since: the players may say
     /// which rank it was ([`Referee::name_rank`]).
-    pub fn unsure_ranks(&self) -> &[usize] {
-        &self.rank_unsure
+    pub fn unsure_ranks(&self) -> Vec<usize> {
+        self.rank_unsure.iter().map(|&(index, _)| index).collect()
     }
 
     /// The players say that the placement at `index` of the record (one of
@@ -1050,28 +1077,25 @@ impl Referee {
         rank: Rank,
         frame: u64,
     ) -> Result<Vec<RefereeEvent>, RefereeError> {
-        let asked = self.rank_unsure.iter().position(|&i| i == index);
-        let (
-            Some(asked),
-            Some(&Action::Place {
-                rank: was,
-                player,
-                die,
-                ..
+        let asked = self.rank_unsure.iter().position(|&(i, _)| i == index);
+        let action = self.record.actions.get(index);
+        let (Some(asked), Some(was), Some(meeple_of)) = (
+            asked,
+            action.and_then(meeple_put),
+            action.map(|a| match a {
+                Action::Place { die, .. } => format!("meeple on the {die}"),
+                _ => "bonus meeple".to_owned(),
             }),
-        ) = (asked, self.record.actions.get(index))
-        else {
+        ) else {
             return Err(RefereeError::NotUnsure(format!("action {index}")));
         };
         let mut events = Vec::new();
-        if was == rank {
+        if was.rank == rank {
             self.rank_unsure.remove(asked);
             return Ok(events);
         }
         let mut actions = self.record.actions[index..].to_vec();
-        if let Action::Place { rank: placed, .. } = &mut actions[0] {
-            *placed = rank;
-        }
+        actions[0] = with_rank(&actions[0], rank);
         let before = (self.history.get(index).cloned())
             .ok_or(RefereeError::NotUnsure(format!("action {index}")))?;
         actions.iter().try_fold(before, |state, action| {
@@ -1079,7 +1103,8 @@ impl Referee {
                 .map_err(|e| RefereeError::Illegal(format!("{action}: {}", e.violation)))
         })?;
         let text = format!(
-            "{player}'s meeple on the {die} was read unsure; the players say it is {}: the record is put right.",
+            "{}'s {meeple_of} was read unsure; the players say it is {}: the record is put right.",
+            was.player,
             match rank {
                 Rank::Apprentice => "an apprentice",
                 Rank::Master => "the master",
@@ -1119,18 +1144,32 @@ impl Referee {
     }
 }
 
-/// The tower, pillar and meeple of a placement.
-fn placed_meeple(action: &Action) -> Option<(TowerId, PillarIndex, Meeple)> {
+/// The meeple that an action puts on the table from its player's reserve: a placement's, a
+/// bonus meeple's.
+pub fn meeple_put(action: &Action) -> Option<Meeple> {
     match *action {
-        Action::Place {
+        Action::Place { player, rank, .. }
+        | Action::BonusMeeple {
             player,
-            rank,
-            tower,
-            pillar,
+            from: MeepleSource::Reserve(rank),
             ..
-        } => Some((tower, pillar, Meeple { player, rank })),
+        } => Some(Meeple { player, rank }),
         _ => None,
     }
+}
+
+/// `action` with the meeple it puts from the reserve of `rank` (see [`meeple_put`]).
+pub fn with_rank(action: &Action, rank: Rank) -> Action {
+    let mut action = action.clone();
+    match &mut action {
+        Action::Place { rank: put, .. }
+        | Action::BonusMeeple {
+            from: MeepleSource::Reserve(put),
+            ..
+        } => *put = rank,
+        _ => {}
+    }
+    action
 }
 
 /// The state as far as the future of the game is concerned: prestige and its ledger left
@@ -2118,6 +2157,50 @@ mod tests {
         );
         assert_eq!(referee.record().actions, vec![roll, place]);
         assert!(referee.unsure_ranks().is_empty());
+    }
+
+    #[test]
+    fn the_players_name_the_rank_of_a_bonus_meeple_put_on_the_spellbook_unsure() {
+        // The first game whose first placement earns a meeple from the reserve on the
+        // spellbook.
+        let (setup, record) = (0..200)
+            .map(random_game)
+            .find(|(_, record)| {
+                matches!(
+                    record.actions[2],
+                    Action::BonusMeeple {
+                        from: MeepleSource::Reserve(_),
+                        to: BonusTarget::Spellbook,
+                        ..
+                    }
+                )
+            })
+            .expect("a game of the first 200 seeds with a bonus meeple on the spellbook");
+        let bonus = record.actions[2].clone();
+        let Some(meeple) = meeple_put(&bonus) else {
+            unreachable!()
+        };
+        let (mut referee, mut frame, state) = played_table(&setup, &record.actions[..2]);
+        let after = state.play(&bonus).unwrap();
+        // The meeple on the spellbook read unsure.
+        let mut table = Observation::perfect(&after, 0, 0.0);
+        for seen in &mut table.meeples {
+            seen.uncertain |= matches!(seen.place, Place::Spellbook { .. });
+        }
+        show(&mut referee, &table, &mut frame);
+        assert_eq!(referee.record().actions, record.actions[..3]);
+        assert_eq!(referee.unsure_ranks(), [2]);
+        // "As read" answers it; a sure reading of it there does too.
+        let mut as_read = referee.clone();
+        as_read.name_rank(2, meeple.rank, frame).unwrap();
+        assert!(as_read.unsure_ranks().is_empty());
+        show(
+            &mut referee,
+            &Observation::perfect(&after, 0, 0.0),
+            &mut frame,
+        );
+        assert!(referee.unsure_ranks().is_empty());
+        assert_eq!(referee.record().actions, record.actions[..3]);
     }
 
     #[test]

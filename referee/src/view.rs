@@ -34,6 +34,14 @@ pub(crate) struct MeepleReading {
     pub uncertain: bool,
 }
 
+/// Where a meeple put on the table stands: a pillar of a tower, or a space of its player's
+/// spellbook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Spot {
+    Pillar(TowerId, PillarIndex),
+    Spellbook(SpellId),
+}
+
 /// The visible content of one top-floor pillar.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PillarLook {
@@ -709,14 +717,19 @@ impl Seen {
         sure
     }
 
-    /// Whether `meeple` is read surely, in its rank, on `pillar` of `tower` (any floor in
-    /// view).
-    pub fn meeple_read_surely(&self, tower: TowerId, pillar: PillarIndex, meeple: Meeple) -> bool {
-        (self.towers[tower.index()].iter()).any(|piece| {
-            piece.pillar == pillar
-                && !piece.buried
-                && matches!(piece.piece, Piece::Meeple(m) if m.meeple == meeple && !m.uncertain)
-        })
+    /// Whether `meeple` is read surely, in its rank, at `spot` (a pillar: any floor in view;
+    /// a space of its player's spellbook).
+    pub fn meeple_read_surely(&self, spot: Spot, meeple: Meeple) -> bool {
+        let sure = |m: &MeepleReading| m.meeple == meeple && !m.uncertain;
+        match spot {
+            Spot::Pillar(tower, pillar) => (self.towers[tower.index()].iter()).any(|piece| {
+                piece.pillar == pillar
+                    && !piece.buried
+                    && matches!(&piece.piece, Piece::Meeple(m) if sure(m))
+            }),
+            Spot::Spellbook(spell) => (self.spellbooks.get(&(meeple.player, spell)))
+                .is_some_and(|meeples| meeples.iter().any(sure)),
+        }
     }
 
     /// The colours of the dice seen on the top floors, in the roll area and in the mana
