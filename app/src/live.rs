@@ -87,7 +87,8 @@ pub enum LiveRequest {
     Play(Vec<Action>),
     /// The players say what a die of the roll read unsure is (`is` equal to `was`: as read).
     PutRight { was: Die, is: Die },
-    /// The players say with which rank the placement at `index` of the record was made.
+    /// The players say of which rank the meeple put by the action at `index` of the record
+    /// (a placement, a bonus meeple) was.
     NameRank { index: usize, rank: Rank },
 }
 
@@ -175,8 +176,9 @@ pub struct RefereeView {
     /// The dice of the round's roll read unsure that nothing has shown since: the players
     /// may say what each is, else what follows may.
     pub unsure_in_roll: Vec<Die>,
-    /// The placements of the round confirmed without a sure reading of their meeple's rank
-    /// (their index in the record, and the placement as recorded): the players may say.
+    /// The placements and bonus meeples of the round confirmed without a sure reading of
+    /// their meeple's rank (their index in the record, and the action as recorded): the
+    /// players may say.
     pub unsure_ranks: Vec<(usize, Action)>,
     /// The last events in words, the newest last.
     pub events: Vec<String>,
@@ -449,7 +451,7 @@ fn referee_view(referee: &Referee, previous: &RefereeView, events: &[RefereeEven
     }
 }
 
-/// The placements whose rank the players may name, with their index in the record.
+/// The actions whose meeple's rank the players may name, with their index in the record.
 fn unsure_ranks(referee: &Referee) -> Vec<(usize, Action)> {
     (referee.unsure_ranks().iter())
         .filter_map(|&i| Some((i, referee.record().actions.get(i)?.clone())))
@@ -833,7 +835,9 @@ impl Worker {
             || self.snapshot.referee.record.is_none()
             || self.snapshot.referee.undecided != undecided(referee)
             || self.snapshot.referee.unsure_in_roll != referee.unsure_in_roll()
-            || self.snapshot.referee.unsure_ranks != unsure_ranks(referee)
+            // The indices suffice: a record rewritten there comes with events.
+            || (self.snapshot.referee.unsure_ranks.iter().map(|(i, _)| *i))
+                .ne(referee.unsure_ranks())
         {
             self.snapshot.referee = referee_view(referee, &self.snapshot.referee, &events);
         }

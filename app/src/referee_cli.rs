@@ -502,7 +502,7 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
     // The questions answered, and how many of the answers put a die right.
     let mut asked = BTreeSet::new();
     let mut put_right = 0;
-    // The same for the ranks of placements.
+    // The same for the ranks of meeples put (placements, bonus meeples).
     let mut named = BTreeSet::new();
     let mut renamed = 0;
     let started = Instant::now();

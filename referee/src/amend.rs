@@ -62,16 +62,20 @@ pub(crate) fn amended(
     is: Die,
 ) -> Result<Amendment, String> {
     let changed = with_die(actions, was, is).ok_or_else(|| format!("the roll has no {was}"))?;
-    let state = changed.iter().try_fold(before.clone(), |state, action| {
-        state
-            .play(action)
-            .map_err(|e| format!("{action}: {}", e.violation))
-    })?;
+    let state = replay(before, &changed)?;
     Ok(Amendment {
         was,
         is,
         actions: changed,
         state,
+    })
+}
+
+/// The game after `actions` played from `before`. Err: the first action the rules refuse,
+/// and why.
+pub(crate) fn replay(before: &GameState, actions: &[Action]) -> Result<GameState, String> {
+    (actions.iter()).try_fold(before.clone(), |state, action| {
+        (state.play(action)).map_err(|e| format!("{action}: {}", e.violation))
     })
 }
 

@@ -7,7 +7,7 @@ use rules::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::amend::{Amendment, amended, amendments};
+use crate::amend::{Amendment, amended, amendments, replay};
 use crate::error::RefereeError;
 use crate::explain::{Attempt, SearchLimits, Solution, closest, explain, illegal_attempt};
 use crate::journal::{JournalNotes, NotesFile, digest};
@@ -203,8 +203,9 @@ pub struct Referee {
     /// The dice of the round's roll that no settled table read surely when it was
     /// confirmed: what follows may show them otherwise (see [`crate::amend`]).
     roll_unsure: Vec<Die>,
-    /// The placements of the round (indices in the record) confirmed without a sure
-    /// reading of their meeple's rank on the pillar: the players may say which it was.
+    /// The placements and bonus meeples of the round (indices in the record, and where
+    /// the meeple stands) confirmed without a sure reading of the meeple's rank there: the
+    /// players may say which it was.
     rank_unsure: Vec<(usize, Spot)>,
 }
 
@@ -410,9 +411,9 @@ impl Referee {
         events
     }
 
-    /// Keeps [`Referee::unsure_ranks`]: the placements confirmed by `events` whose meeple
-    /// `seen` does not show surely in its rank on the pillar are added, those a table shows
-    /// surely are known, and only the round's are kept.
+    /// Keeps [`Referee::unsure_ranks`]: the actions confirmed by `events` that put a meeple
+    /// from the reserve which `seen` does not show surely in its rank where it stands are
+    /// added, those a table shows surely are known, and only the round's are kept.
     fn follow_ranks(&mut self, seen: &Seen, events: &[RefereeEvent]) {
         for event in events {
             if let RefereeEvent::Confirmed { index, action, .. } = event
@@ -1059,18 +1060,18 @@ impl Referee {
         Ok(events)
     }
 
-    /// The placements of the round (indices in the record) confirmed without a sure reading
-    /// of their meeple's rank on its pillar, and not read surely since: the players may say
-    /// which rank it was ([`Referee::name_rank`]).
+    /// The placements and bonus meeples of the round (indices in the record) confirmed
+    /// without a sure reading of their meeple's rank where it stands, and not read surely
+    /// since: the players may say which rank it was ([`Referee::name_rank`]).
     pub fn unsure_ranks(&self) -> Vec<usize> {
         self.rank_unsure.iter().map(|&(index, _)| index).collect()
     }
 
-    /// The players say that the placement at `index` of the record (one of
-    /// [`Referee::unsure_ranks`]) was made with a meeple of `rank`: it and the actions after
-    /// it are confirmed again so, with a note. The rank recorded says the record was right.
-    /// Refused when the placement is not asked about, or when the rules refuse it or what
-    /// followed with that rank.
+    /// The players say that the meeple put by the action at `index` of the record (one of
+    /// [`Referee::unsure_ranks`]) was of `rank`: it and the actions after it are confirmed
+    /// again so, with a note. The rank recorded says the record was right. Refused when the
+    /// action is not asked about, or when the rules refuse it or what followed with that
+    /// rank.
     pub fn name_rank(
         &mut self,
         index: usize,
@@ -1096,12 +1097,9 @@ impl Referee {
         }
         let mut actions = self.record.actions[index..].to_vec();
         actions[0] = with_rank(&actions[0], rank);
-        let before = (self.history.get(index).cloned())
-            .ok_or(RefereeError::NotUnsure(format!("action {index}")))?;
-        actions.iter().try_fold(before, |state, action| {
-            (state.play(action))
-                .map_err(|e| RefereeError::Illegal(format!("{action}: {}", e.violation)))
-        })?;
+        let before =
+            (self.history.get(index)).ok_or(RefereeError::NotUnsure(format!("action {index}")))?;
+        replay(before, &actions).map_err(RefereeError::Illegal)?;
         let text = format!(
             "{}'s {meeple_of} was read unsure; the players say it is {}: the record is put right.",
             was.player,
@@ -1123,12 +1121,7 @@ impl Referee {
         actions: &[Action],
         frame: u64,
     ) -> Result<Vec<RefereeEvent>, RefereeError> {
-        let mut state = self.state.clone();
-        for action in actions {
-            state = state
-                .play(action)
-                .map_err(|e| RefereeError::Illegal(format!("{action}: {}", e.violation)))?;
-        }
+        replay(&self.state, actions).map_err(RefereeError::Illegal)?;
         let mut events = Vec::new();
         if actions.iter().any(|a| matches!(a, Action::Roll { .. })) {
             // The user named the dice.
