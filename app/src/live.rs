@@ -784,7 +784,7 @@ impl Worker {
         let started = Instant::now();
         let (mut pillars_px, mut covered_px) = (Vec::new(), Vec::new());
         let (reading, events) = match eyes {
-            Eyes::Bare(reader) => match reader.read(image) {
+            Eyes::Bare(reader) => match reader.read(image, None) {
                 Ok(reading) => (reading, Vec::new()),
                 Err(error) => {
                     self.snapshot.problem = Some(format!("frame {number} not read: {error}"));

@@ -322,14 +322,15 @@ impl TableReader {
                 repeated = true;
                 last.clone()
             }
-            (None, _) => self.reader.read_within(image, &zones())?,
+            (None, _) => self.reader.read_within(image, &zones(), Some(geometry))?,
             (Some(last), _) if moved.any() => {
-                self.reader
-                    .read_moved(image, last, &moved.within(&zones()))?
+                let moved = moved.within(&zones());
+                (self.reader).read_moved(image, last, &moved, Some(geometry))?
             }
             (Some(_), Some(settling)) => {
                 let blocks = settling.blocks.within(&zones());
-                let reading = self.reader.read_again(image, &settling.base, &blocks)?;
+                let reading =
+                    (self.reader).read_again(image, &settling.base, &blocks, Some(geometry))?;
                 settling.left -= 1;
                 if settling.left == 0 {
                     self.settling = None;

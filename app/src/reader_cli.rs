@@ -39,14 +39,15 @@ pub struct DetectOptions<'a> {
 pub fn detect(out: &mut impl Write, options: &DetectOptions<'_>) -> Result<Outcome> {
     let image = vision::read_rgb(options.image)?;
     let mut reader = dice_reader(options.models)?;
-    let started = Instant::now();
-    let mut reading = reader.read(&image)?;
-    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     let layout = calibration_cli::layout(options.layout)?;
     let gray = vision::gray_from_image(&image::DynamicImage::ImageRgb8(image.clone()));
     let camera = calibration_cli::camera_for(&layout, &gray, options.calibration)?;
-    if let Some(camera) = camera {
-        TableGeometry::new(camera, layout).locate(&mut reading);
+    let geometry = camera.map(|camera| TableGeometry::new(camera, layout));
+    let started = Instant::now();
+    let mut reading = reader.read(&image, geometry.as_ref())?;
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    if let Some(geometry) = &geometry {
+        geometry.locate(&mut reading);
     }
     if options.json {
         let mut value = serde_json::to_value(&reading)?;
@@ -566,6 +567,12 @@ pub fn eval(out: &mut impl Write, dir: &Path, options: &EvalOptions) -> Result<O
     let layout = MatLayout::a2();
     for picture in &set {
         let image = vision::read_rgb(&picture.path)?;
+        // A rendered scene's camera is its calibration.
+        let geometry = picture.camera.map(|camera| {
+            let mut geometry = TableGeometry::new(camera, layout.clone());
+            geometry.tower_levels = picture.tower_levels.clone();
+            geometry
+        });
         let started = Instant::now();
         let mut reading = if truth_boxes {
             let boxes: Vec<Found> = (picture.truths.iter())
@@ -576,14 +583,12 @@ pub fn eval(out: &mut impl Write, dir: &Path, options: &EvalOptions) -> Result<O
                     heats: [0.5, 0.5],
                 })
                 .collect();
-            reader.read_found(&image, &boxes)?
+            reader.read_found(&image, &boxes, None)?
         } else {
-            reader.read(&image)?
+            reader.read(&image, geometry.as_ref())?
         };
         seconds += started.elapsed().as_secs_f64();
-        if let Some(camera) = picture.camera {
-            let mut geometry = TableGeometry::new(camera, layout.clone());
-            geometry.tower_levels = picture.tower_levels.clone();
+        if let Some(geometry) = &geometry {
             geometry.locate(&mut reading);
         }
         figures.pictures += 1;

@@ -32,23 +32,23 @@ fn reader(c: &mut Criterion) {
     let mut group = c.benchmark_group("reader");
     group.sample_size(20);
     group.bench_function("1280x720 frame, whole-frame search", |b| {
-        b.iter(|| reader.read(&frame).unwrap());
+        b.iter(|| reader.read(&frame, None).unwrap());
     });
     group.bench_function("finder alone, 1280x720", |b| {
         b.iter(|| reader.find(&frame).unwrap());
     });
     let sixteen: Vec<_> = found.iter().copied().cycle().take(16).collect();
     group.bench_function("reader alone, 16 crops", |b| {
-        b.iter(|| reader.read_found(&frame, &sixteen).unwrap());
+        b.iter(|| reader.read_found(&frame, &sixteen, None).unwrap());
     });
     let photo = image::imageops::resize(&frame, 4032, 3024, FilterType::Triangle);
     group.sample_size(10);
     group.bench_function("4032x3024 photo", |b| {
-        b.iter(|| reader.read(&photo).unwrap());
+        b.iter(|| reader.read(&photo, None).unwrap());
     });
     // A camera's frames: each crop read once, the finder's first look only.
     reader.settings = ReaderSettings::live();
-    let before = reader.read(&frame).unwrap();
+    let before = reader.read(&frame, None).unwrap();
     let mut moved = frame.clone();
     let die = before.dice[0].box_px;
     let (x0, y0) = (die[0] as u32, die[1] as u32);
@@ -63,7 +63,7 @@ fn reader(c: &mut Criterion) {
     assert!(!motion.compare(&frame).any() && motion.compare(&moved).any());
     group.sample_size(20);
     group.bench_function("camera frame read once, whole-frame search", |b| {
-        b.iter(|| reader.read(&frame).unwrap());
+        b.iter(|| reader.read(&frame, None).unwrap());
     });
     let labels: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(
@@ -74,18 +74,20 @@ fn reader(c: &mut Criterion) {
     )
     .unwrap();
     let camera: calibration::Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
-    let zones = TableGeometry::new(camera, calibration::MatLayout::a2())
-        .zones_region(frame.width(), frame.height());
+    let table = TableGeometry::new(camera, calibration::MatLayout::a2());
+    let zones = table.zones_region(frame.width(), frame.height());
     group.bench_function(
         "camera frame read once with a calibration, over the zones",
         |b| {
-            b.iter(|| reader.read_within(&frame, &zones).unwrap());
+            b.iter(|| reader.read_within(&frame, &zones, Some(&table)).unwrap());
         },
     );
     group.bench_function("camera frame, nothing moved (motion + reading kept)", |b| {
         b.iter(|| {
             let changes = motion.compare(&frame);
-            reader.read_moved(&frame, &before, &changes).unwrap()
+            reader
+                .read_moved(&frame, &before, &changes, Some(&table))
+                .unwrap()
         });
     });
     group.bench_function(
@@ -93,15 +95,19 @@ fn reader(c: &mut Criterion) {
         |b| {
             b.iter(|| {
                 let changes = motion.compare(&moved);
-                reader.read_moved(&moved, &before, &changes).unwrap()
+                reader
+                    .read_moved(&moved, &before, &changes, Some(&table))
+                    .unwrap()
             });
         },
     );
     let changes = motion.compare(&moved);
-    let after = reader.read_moved(&moved, &before, &changes).unwrap();
+    let after = reader
+        .read_moved(&moved, &before, &changes, Some(&table))
+        .unwrap();
     group.bench_function(
         "camera frame, still after a die was put down (finder around it + the places there read again)",
-        |b| b.iter(|| reader.read_again(&moved, &after, &changes).unwrap()),
+        |b| b.iter(|| reader.read_again(&moved, &after, &changes, Some(&table)).unwrap()),
     );
     group.finish();
     println!(

@@ -32,6 +32,22 @@ const SIZE_TOLERANCE: f64 = 0.15;
 /// that marker: a 16 mm die on a 36 mm marker overlaps it by a fifth.
 const MARKER_OVERLAP: f64 = 0.4;
 
+/// The side of the square a die is read in, as a share of the side of the box the die has
+/// where it stands (`TableGeometry::die_crop_box`): the reader reads best the dice cut as the
+/// finder cuts them, about 0.86 of the labelled box (`finder_like` in
+/// `models/training/train_reader.py`); on the validation renders 0.8 to 1.0 read alike
+/// (`HISTORY.md`, 2026-11-28).
+const DIE_CROP_SHARE: f64 = 0.9;
+
+/// Where a piece stands: its place, and the centre of its base (mm) on the plane `base_mm`
+/// above the mat.
+#[derive(Clone, Debug, PartialEq)]
+struct Stand {
+    place: MatPlace,
+    base: [f64; 2],
+    base_mm: f64,
+}
+
 /// A meeple's shape as far as its box goes: a base disc on the ground and a head disc at
 /// its full height. The discs' radii are the half-extents of the meeple's footprint and head
 /// seen from a random side: a `w` by `d` rectangle turned at random reaches `(w + d) / pi`
@@ -156,40 +172,69 @@ impl TableGeometry {
             !markers.iter().any(|m| overlap(seen, *m) >= MARKER_OVERLAP)
         });
         for die in &mut reading.dice {
-            let box_px = die.box_px.map(f64::from);
-            let centre_px = centre(die.box_px);
-            die.place = self.place_of(
-                box_px,
-                |base_mm| self.on_plane(centre_px, base_mm + DIE_SIZE_MM / 2.0),
-                |base, base_mm| self.die_box_px(base, base_mm),
-                &[],
-            );
+            die.place = self.die_stand(die.box_px).map(|stand| stand.place);
         }
         for meeple in &mut reading.meeples {
             // On the floor, or on the die of its pillar.
             let size = MeepleSize::of(meeple.rank);
             let box_px = meeple.box_px.map(f64::from);
-            meeple.place = self.place_of(
-                box_px,
-                |base_mm| self.meeple_base(box_px, size, base_mm),
-                |base, base_mm| self.meeple_box_px(base, size, base_mm),
-                &[DIE_SIZE_MM],
-            );
+            meeple.place = self
+                .stand_of(
+                    box_px,
+                    |base_mm| self.meeple_base(box_px, size, base_mm),
+                    |base, base_mm| self.meeple_box_px(base, size, base_mm),
+                    &[DIE_SIZE_MM],
+                )
+                .map(|stand| stand.place);
         }
     }
 
-    /// The place of a piece seen in `box_px` whose base, if it stood on the plane `base_mm`
+    /// The square in which the reader reads a die found in `box_px`: centred on the box,
+    /// its side `DIE_CROP_SHARE` of the side a die has in the frame where it stands (its
+    /// place as `locate` finds it, or on the mat's plane off the zones), turned square to
+    /// the mat's edges and an eighth of a turn. The finder's boxes of small dice are a
+    /// fifth too small or too large as often as not, and the reader reads a die cut at the
+    /// wrong scale worse (HISTORY.md, 2026-11-28). `None` when the camera cannot see there.
+    pub fn die_crop_box(&self, box_px: BoxPx) -> Option<BoxPx> {
+        let (base, base_mm) = match self.die_stand(box_px) {
+            Some(stand) => (stand.base, stand.base_mm),
+            None => (self.on_plane(centre(box_px), DIE_SIZE_MM / 2.0)?, 0.0),
+        };
+        let side = |turn: f64| {
+            let [l, t, r, b] = self.turned_die_box_px(base, base_mm, turn)?;
+            Some((r - l).max(b - t))
+        };
+        let side = DIE_CROP_SHARE * (side(0.0)? + side(std::f64::consts::FRAC_PI_4)?) / 2.0;
+        let [x, y] = centre(box_px);
+        let half = (side / 2.0) as f32;
+        let [x, y] = [x as f32, y as f32];
+        Some([x - half, y - half, x + half, y + half])
+    }
+
+    /// Where a die seen in `box_px` stands (`stand_of`): its box centre traced onto the
+    /// plane of its centre at each height.
+    fn die_stand(&self, box_px: BoxPx) -> Option<Stand> {
+        let centre_px = centre(box_px);
+        self.stand_of(
+            box_px.map(f64::from),
+            |base_mm| self.on_plane(centre_px, base_mm + DIE_SIZE_MM / 2.0),
+            |base, base_mm| self.die_box_px(base, base_mm),
+            &[],
+        )
+    }
+
+    /// Where a piece seen in `box_px` stands, whose base, if it stood on the plane `base_mm`
     /// above the mat, would be at `base_at(base_mm)`, where its box would be
     /// `box_at(base, base_mm)`; on towers it may also stand `raised_mm` higher (a meeple on
     /// a die). Of the places it fits, the one it fits best wins: nearest its pillar's circle
     /// or spell slot, with a box of the size it would have there (`place_cost`).
-    fn place_of(
+    fn stand_of(
         &self,
         box_px: [f64; 4],
         base_at: impl Fn(f64) -> Option<[f64; 2]>,
         box_at: impl Fn([f64; 2], f64) -> Option<[f64; 4]>,
         raised_mm: &[f64],
-    ) -> Option<MatPlace> {
+    ) -> Option<Stand> {
         // Towers often stand at the same height: each plane's base is found once.
         let mut bases: Vec<(f64, Option<[f64; 2]>)> = Vec::new();
         let mut base_on = |height_mm: f64| match bases.iter().find(|(h, _)| *h == height_mm) {
@@ -200,7 +245,7 @@ impl TableGeometry {
                 base
             }
         };
-        let mut best: Option<(f64, MatPlace)> = None;
+        let mut best: Option<(f64, Stand)> = None;
         for zone in self
             .layout
             .zones
@@ -220,7 +265,8 @@ impl TableGeometry {
                     if miss > PILLAR_SLACK_MM {
                         continue;
                     }
-                    let cost = place_cost(miss, box_px, box_at(point, floor_top_mm(level) + extra));
+                    let base_mm = floor_top_mm(level) + extra;
+                    let cost = place_cost(miss, box_px, box_at(point, base_mm));
                     if best.as_ref().is_some_and(|(b, _)| *b <= cost) {
                         continue;
                     }
@@ -230,7 +276,12 @@ impl TableGeometry {
                         level,
                         pillar,
                     };
-                    best = Some((cost, place));
+                    let stand = Stand {
+                        place,
+                        base: point,
+                        base_mm,
+                    };
+                    best = Some((cost, stand));
                 }
             }
         }
@@ -243,9 +294,14 @@ impl TableGeometry {
             } else {
                 0.0
             };
+            let stand = Stand {
+                place,
+                base: point,
+                base_mm: 0.0,
+            };
             Some((
                 anywhere + place_cost(miss, box_px, box_at(point, 0.0)),
-                place,
+                stand,
             ))
         });
         // A tie goes to the tower.
@@ -253,20 +309,26 @@ impl TableGeometry {
             .into_iter()
             .flatten()
             .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, place)| place)
+            .map(|(_, stand)| stand)
     }
 
     /// The box in pixels of a die whose bottom face is centred on `base` (mm), on the plane
     /// `base_mm` above the mat, turned square to the mat's edges.
     fn die_box_px(&self, base: [f64; 2], base_mm: f64) -> Option<[f64; 4]> {
+        self.turned_die_box_px(base, base_mm, 0.0)
+    }
+
+    /// The same, the die turned by `turn` (radians) about its upright axis.
+    fn turned_die_box_px(&self, base: [f64; 2], base_mm: f64, turn: f64) -> Option<[f64; 4]> {
         let half = DIE_SIZE_MM / 2.0;
+        let (sin, cos) = turn.sin_cos();
         self.projected_box(
             [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)]
                 .into_iter()
                 .flat_map(|(a, b)| {
+                    let (dx, dy) = (half * (a * cos - b * sin), half * (a * sin + b * cos));
                     [0.0, DIE_SIZE_MM].map(|up| {
-                        TablePoint::on_mat(base[0] + a * half, base[1] + b * half)
-                            .at_height(base_mm + up)
+                        TablePoint::on_mat(base[0] + dx, base[1] + dy).at_height(base_mm + up)
                     })
                 }),
         )
@@ -458,6 +520,40 @@ mod tests {
                 }),
                 "{zone} pillar {pillar}"
             );
+        }
+    }
+
+    #[test]
+    fn a_die_is_cut_at_the_size_a_die_has_where_it_stands_whatever_its_box() {
+        let mut geometry = geometry();
+        geometry.tower_levels.insert("tower-b".into(), 3);
+        // A tower whose height is known: the size of a box does not choose its floor.
+        let zone = |name: &str| {
+            let mut zones = geometry.layout.zones.iter();
+            zones.find(|z| z.name == name).unwrap().center_mm
+        };
+        let [x, y] = pillar_point(zone("tower-b"), 0, 0.0);
+        let on_tower = TablePoint::on_mat(x, y).at_height(floor_top_mm(3));
+        let [x, y] = zone("roll-area");
+        let on_mat = TablePoint::on_mat(x, y);
+        let side = |b: BoxPx| (b[2] - b[0]).max(b[3] - b[1]);
+        for point in [on_tower, on_mat] {
+            let seen = die_at(&geometry, point).box_px;
+            let [cx, cy] = centre(seen).map(|v| v as f32);
+            // The finder's box a fifth too small, right, or a quarter too large.
+            let cuts = [0.8, 1.0, 1.25].map(|scale| {
+                let half = scale * side(seen) / 2.0;
+                geometry
+                    .die_crop_box([cx - half, cy - half, cx + half, cy + half])
+                    .unwrap()
+            });
+            for cut in cuts {
+                assert!((centre(cut)[0] - f64::from(cx)).abs() < 1e-3);
+                assert!((centre(cut)[1] - f64::from(cy)).abs() < 1e-3);
+                let share = side(cut) / side(seen);
+                assert!((0.85..1.15).contains(&share), "{share}");
+                assert!((side(cut) - side(cuts[1])).abs() < 0.01, "{cuts:?}");
+            }
         }
     }
 

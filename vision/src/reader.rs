@@ -19,6 +19,7 @@ use tract_onnx::prelude::*;
 
 use crate::error::VisionError;
 use crate::motion::Changes;
+use crate::places::TableGeometry;
 
 /// The finder's first look sees the frame with its longer side shrunk to this many pixels.
 pub const FINDER_LONG_PX: u32 = 512;
@@ -425,10 +426,16 @@ impl DiceReader {
         Ok(plan)
     }
 
-    /// Every die and meeple in the image.
-    pub fn read(&mut self, image: &RgbImage) -> Result<Reading, VisionError> {
+    /// Every die and meeple in the image. With `table` (a calibration of the camera) each
+    /// die is cut for the reader at the size a die has where it stands
+    /// (`TableGeometry::die_crop_box`), else at its box's; so for every method below.
+    pub fn read(
+        &mut self,
+        image: &RgbImage,
+        table: Option<&TableGeometry>,
+    ) -> Result<Reading, VisionError> {
         let found = self.find(image)?;
-        let reading = self.read_places(image, &found)?;
+        let reading = self.read_places(image, &found, table)?;
         Ok(self.numbered(self.without_specks(reading), None))
     }
 
@@ -439,9 +446,10 @@ impl DiceReader {
         &mut self,
         image: &RgbImage,
         region: &Changes,
+        table: Option<&TableGeometry>,
     ) -> Result<Reading, VisionError> {
         let found = self.find_touching(image, region)?;
-        let reading = self.read_places(image, &found)?;
+        let reading = self.read_places(image, &found, table)?;
         Ok(self.numbered(self.without_specks(reading), None))
     }
 
@@ -567,8 +575,8 @@ impl DiceReader {
         die: Found,
         parts: &[Found],
     ) -> Result<bool, VisionError> {
-        let whole = self.read_places(image, &[die])?;
-        let parts = self.read_places(image, parts)?;
+        let whole = self.read_places(image, &[die], None)?;
+        let parts = self.read_places(image, parts, None)?;
         let sure = (parts.dice.iter().filter(|d| !d.uncertain).count())
             + (parts.meeples.iter().filter(|m| !m.uncertain).count());
         let read = parts.dice.len() + parts.meeples.len();
@@ -681,16 +689,17 @@ impl DiceReader {
         image: &RgbImage,
         previous: &Reading,
         moved: &Changes,
+        table: Option<&TableGeometry>,
     ) -> Result<Reading, VisionError> {
         let same_size = (previous.width, previous.height) == image.dimensions();
         if !same_size {
-            return self.read(image);
+            return self.read(image, table);
         }
         if !moved.any() {
             return Ok(previous.clone());
         }
         let found = self.find_touching(image, moved)?;
-        let reading = self.read_places(image, &found)?;
+        let reading = self.read_places(image, &found, table)?;
         let reading = self.without_specks(with_kept(reading, previous, moved));
         Ok(self.numbered(reading, Some(previous)))
     }
@@ -706,9 +715,10 @@ impl DiceReader {
         image: &RgbImage,
         previous: &Reading,
         region: &Changes,
+        table: Option<&TableGeometry>,
     ) -> Result<Reading, VisionError> {
         if (previous.width, previous.height) != image.dimensions() {
-            return self.read(image);
+            return self.read(image, table);
         }
         let mut found = self.find_touching(image, region)?;
         let known = (previous.dice.iter().map(|d| (d.box_px, KIND_DIE)))
@@ -731,7 +741,7 @@ impl DiceReader {
             })
             .collect::<Vec<_>>();
         found.extend(known);
-        let reading = self.read_places(image, &found)?;
+        let reading = self.read_places(image, &found, table)?;
         let reading = self.without_specks(with_kept(reading, previous, region));
         Ok(self.numbered(reading, Some(previous)))
     }
@@ -742,8 +752,9 @@ impl DiceReader {
         &mut self,
         image: &RgbImage,
         found: &[Found],
+        table: Option<&TableGeometry>,
     ) -> Result<Reading, VisionError> {
-        let reading = self.read_places(image, found)?;
+        let reading = self.read_places(image, found, table)?;
         Ok(self.numbered(reading, None))
     }
 
@@ -785,7 +796,12 @@ impl DiceReader {
     }
 
     /// The reader over given places, its items not yet numbered (0).
-    fn read_places(&mut self, image: &RgbImage, found: &[Found]) -> Result<Reading, VisionError> {
+    fn read_places(
+        &mut self,
+        image: &RgbImage,
+        found: &[Found],
+        table: Option<&TableGeometry>,
+    ) -> Result<Reading, VisionError> {
         let mut reading = Reading {
             width: image.width(),
             height: image.height(),
@@ -793,7 +809,11 @@ impl DiceReader {
         };
         let mut rows = Vec::with_capacity(found.len());
         for place in found {
-            rows.push(self.read_crop(image, place)?);
+            let cut = match table {
+                Some(table) if place.class == KIND_DIE => table.die_crop_box(place.box_px),
+                _ => None,
+            };
+            rows.push(self.read_crop(image, cut.unwrap_or(place.box_px))?);
         }
         let kinds = kinds_read(found, &rows, &self.settings);
         for ((place, row), kind) in found.iter().zip(&rows).zip(kinds) {
@@ -809,17 +829,17 @@ impl DiceReader {
         Ok(reading)
     }
 
-    /// Runs the reader on one place's crop in each of its `settings.turns` views: the place's
-    /// row of each head's probabilities (value and colour averaged over the views).
+    /// Runs the reader on the crop around `box_px` in each of its `settings.turns` views:
+    /// the row of each head's probabilities (value and colour averaged over the views).
     fn read_crop(
         &mut self,
         image: &RgbImage,
-        place: &Found,
+        box_px: BoxPx,
     ) -> Result<[f32; READER_OUTPUTS], VisionError> {
         let turns = self.settings.turns.count();
         // Two turns are a half turn apart, four a quarter.
         let step = 4 / turns;
-        crop_square(image, place.box_px, READER_CONTEXT, &mut self.crop);
+        crop_square(image, box_px, READER_CONTEXT, &mut self.crop);
         let side = (self.crop.len() / 3).isqrt() as u32;
         let source = ImageRef::new(side, side, &self.crop, PixelType::U8x3)
             .map_err(|e| model_error("crop", e))?;

@@ -86,7 +86,7 @@ fn real_photos_of_unseen_dice_are_found_and_read() {
             .join(photo.file_stem().unwrap())
             .with_extension("txt");
         let dice = yolo_dice(&label, image.width() as f32, image.height() as f32);
-        let reading = reader.read(&image).unwrap();
+        let reading = reader.read(&image, None).unwrap();
         let (f, r) = found_and_right(&reading, &dice);
         total += dice.len();
         found += f;
@@ -134,7 +134,7 @@ fn dice_small_in_a_large_photo_are_read_as_in_a_close_one() {
     let mut large = image::RgbImage::new(3 * 640, 2 * 640);
     let (mut alone, mut all_dice) = ((0, 0), Vec::new());
     for (k, (image, dice)) in byler_photos().into_iter().enumerate() {
-        let (found, right) = found_and_right(&reader.read(&image).unwrap(), &dice);
+        let (found, right) = found_and_right(&reader.read(&image, None).unwrap(), &dice);
         alone = (alone.0 + found, alone.1 + right);
         let (x0, y0) = ((k % 3) as u32 * 640, (k / 3) as u32 * 640);
         image::imageops::replace(&mut large, &image, x0.into(), y0.into());
@@ -143,7 +143,7 @@ fn dice_small_in_a_large_photo_are_read_as_in_a_close_one() {
             .map(|&(v, c, side)| (v, [c[0] + x0 as f32, c[1] + y0 as f32], side));
         all_dice.extend(shifted);
     }
-    let (found, right) = found_and_right(&reader.read(&large).unwrap(), &all_dice);
+    let (found, right) = found_and_right(&reader.read(&large, None).unwrap(), &all_dice);
     let total = all_dice.len();
     println!("{total} dice: alone {alone:?} found and right, side by side ({found}, {right})");
     assert!(
@@ -189,7 +189,7 @@ fn a_die_filling_half_a_close_photo_is_read_whole_not_by_its_pips() {
                     let whole = |v: f32| v - s / 2.0 >= 0.0 && v + s / 2.0 <= 640.0;
                     whole(c[0]) && whole(c[1])
                 });
-            let reading = reader.read(&close).unwrap();
+            let reading = reader.read(&close, None).unwrap();
             let (f, r) = found_and_right(&reading, &inside);
             let on_cut = (reading.dice.iter())
                 .filter(|d| (cut.iter()).any(|&(_, c, side)| centred_on(d.box_px, c, side)))
@@ -212,6 +212,15 @@ fn a_die_filling_half_a_close_photo_is_read_whole_not_by_its_pips() {
 #[test]
 fn rendered_frames_are_read_die_by_die_and_meeple_by_meeple() {
     let mut reader = DiceReader::shipped().unwrap();
+    for calibrated in [false, true] {
+        rendered_frames_read_right(&mut reader, calibrated);
+    }
+}
+
+/// Reads the two rendered fixtures, with the scene's camera as the calibration when
+/// `calibrated` (each die cut at the size a die has where it stands), and checks that
+/// enough of their dice and meeples are read right.
+fn rendered_frames_read_right(reader: &mut DiceReader, calibrated: bool) {
     let (mut dice_total, mut dice_right, mut meeples_total, mut meeples_right) = (0, 0, 0, 0);
     for stem in ["scene-720p-0", "scene-720p-1"] {
         let image = read_rgb(&fixtures().join(format!("{stem}.jpg"))).unwrap();
@@ -219,7 +228,10 @@ fn rendered_frames_are_read_die_by_die_and_meeple_by_meeple() {
             &std::fs::read_to_string(fixtures().join(format!("{stem}.json"))).unwrap(),
         )
         .unwrap();
-        let reading = reader.read(&image).unwrap();
+        let camera: calibration::Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
+        let table =
+            calibrated.then(|| vision::TableGeometry::new(camera, calibration::MatLayout::a2()));
+        let reading = reader.read(&image, table.as_ref()).unwrap();
         let centre = |b: &serde_json::Value| {
             let b: Vec<f32> = b
                 .as_array()
@@ -265,7 +277,9 @@ fn rendered_frames_are_read_die_by_die_and_meeple_by_meeple() {
             }));
         }
     }
-    println!("dice {dice_right}/{dice_total}, meeples {meeples_right}/{meeples_total} read right");
+    println!(
+        "calibrated {calibrated}: dice {dice_right}/{dice_total}, meeples {meeples_right}/{meeples_total} read right"
+    );
     assert!(
         dice_total >= 10 && meeples_total >= 10,
         "the rendered fixtures are too sparse"
@@ -302,11 +316,14 @@ fn only_what_moved_is_read_again() {
     let mut motion = Motion::default();
     motion.compare(&image);
     motion.mark_read();
-    let before = reader.read(&image).unwrap();
+    let before = reader.read(&image, None).unwrap();
     // Nothing moved: the same reading, nothing read.
     let still = motion.compare(&image);
     assert!(!still.any());
-    assert_eq!(reader.read_moved(&image, &before, &still).unwrap(), before);
+    assert_eq!(
+        reader.read_moved(&image, &before, &still, None).unwrap(),
+        before
+    );
     // A hand (a flat patch) over the first die read: that die is gone, the rest kept.
     let hidden = before.dice[0].box_px;
     let mut covered = image.clone();
@@ -321,8 +338,8 @@ fn only_what_moved_is_read_again() {
     }
     let moved = motion.compare(&covered);
     assert!(moved.any() && moved.share() < 0.05, "{}", moved.share());
-    let partly = reader.read_moved(&covered, &before, &moved).unwrap();
-    let anew = reader.read(&covered).unwrap();
+    let partly = reader.read_moved(&covered, &before, &moved, None).unwrap();
+    let anew = reader.read(&covered, None).unwrap();
     // The same dice as reading the whole frame again (boxes within a few pixels: the
     // finder's boxes near the hand may shift), each sure one with the same value (an
     // unsure value is a guess that the hand's shadow on the finder's heats may change).
@@ -368,7 +385,7 @@ fn a_still_frame_is_read_again_where_items_were_read_before() {
     let mut reader = DiceReader::shipped().unwrap();
     reader.settings = vision::ReaderSettings::live();
     let image = read_rgb(&fixtures().join("scene-720p-0.jpg")).unwrap();
-    let before = reader.read(&image).unwrap();
+    let before = reader.read(&image, None).unwrap();
     assert!(before.dice.len() >= 3, "{before:?}");
     // Every block moved lately (a frame with nothing to compare with), and a finder that
     // finds nothing this frame: each item is read again at its box, by the reader alone.
@@ -379,7 +396,7 @@ fn a_still_frame_is_read_again_where_items_were_read_before() {
     phantom.box_px = [8.0, 8.0, 36.0, 36.0];
     with_phantom.dice.push(phantom);
     let again = reader
-        .read_again(&image, &with_phantom, &everything)
+        .read_again(&image, &with_phantom, &everything, None)
         .unwrap();
     let key = |r: &Reading| {
         let mut dice: Vec<_> = (r.dice.iter())
@@ -417,14 +434,14 @@ fn a_calibrated_frame_is_read_over_the_zones_only() {
     );
     // A die of the scene copied off the mat, to the frame's top left: a die of another
     // game lying beside the mat.
-    let die = reader.read(&image).unwrap().dice[0].box_px;
+    let die = reader.read(&image, None).unwrap().dice[0].box_px;
     let (x0, y0) = ((die[0] - 8.0) as u32, (die[1] - 8.0) as u32);
     let (w, h) = ((die[2] - die[0]) as u32 + 16, (die[3] - die[1]) as u32 + 16);
     let patch = image::imageops::crop_imm(&image, x0, y0, w, h).to_image();
     image::imageops::replace(&mut image, &patch, 40, 40);
     assert!(!zones.touches([40.0, 40.0, (40 + w) as f32, (40 + h) as f32]));
-    let whole = reader.read(&image).unwrap();
-    let within = reader.read_within(&image, &zones).unwrap();
+    let whole = reader.read(&image, None).unwrap();
+    let within = reader.read_within(&image, &zones, None).unwrap();
     let boxes = |r: &Reading| -> Vec<[f32; 4]> {
         (r.dice.iter().map(|d| d.box_px))
             .chain(r.meeples.iter().map(|m| m.box_px))
@@ -445,5 +462,11 @@ fn a_calibrated_frame_is_read_over_the_zones_only() {
     );
     assert_eq!(kept.len(), over_zones.len());
     let empty = vision::Changes::covering(image.width(), image.height(), &[]);
-    assert!(reader.read_within(&image, &empty).unwrap().dice.is_empty());
+    assert!(
+        reader
+            .read_within(&image, &empty, None)
+            .unwrap()
+            .dice
+            .is_empty()
+    );
 }
