@@ -322,15 +322,14 @@ impl TableReader {
                 repeated = true;
                 last.clone()
             }
-            (None, _) => self.reader.read_within(image, &zones(), Some(geometry))?,
+            (None, _) => self.reader.read_within(image, &zones())?,
             (Some(last), _) if moved.any() => {
-                let moved = moved.within(&zones());
-                (self.reader).read_moved(image, last, &moved, Some(geometry))?
+                self.reader
+                    .read_moved(image, last, &moved.within(&zones()))?
             }
             (Some(_), Some(settling)) => {
                 let blocks = settling.blocks.within(&zones());
-                let reading =
-                    (self.reader).read_again(image, &settling.base, &blocks, Some(geometry))?;
+                let reading = self.reader.read_again(image, &settling.base, &blocks)?;
                 settling.left -= 1;
                 if settling.left == 0 {
                     self.settling = None;

@@ -583,9 +583,10 @@ pub fn eval(out: &mut impl Write, dir: &Path, options: &EvalOptions) -> Result<O
                     heats: [0.5, 0.5],
                 })
                 .collect();
-            reader.read_found(&image, &boxes, None)?
+            reader.read_found(&image, &boxes)?
         } else {
-            reader.read(&image, geometry.as_ref())?
+            // A camera's frames are cut at the finder's boxes (`vision::DiceReader::read`).
+            reader.read(&image, geometry.as_ref().filter(|_| !live))?
         };
         seconds += started.elapsed().as_secs_f64();
         if let Some(geometry) = &geometry {

@@ -511,7 +511,7 @@ fn players_who_answer_put_the_unsure_die_of_the_roll_right() {
     assert_eq!(roll(&answered), roll(&truth), "the roll as it was thrown");
     assert!(answered["unsure_in_roll"].as_array().unwrap().is_empty());
     assert!(
-        stderr.contains("about dice of the roll read unsure (1 of them another die than read)"),
+        stderr.contains("the players' answers: 2 about dice of the roll read unsure (1 of"),
         "{stderr}"
     );
     assert!(

@@ -39,7 +39,7 @@ fn reader(c: &mut Criterion) {
     });
     let sixteen: Vec<_> = found.iter().copied().cycle().take(16).collect();
     group.bench_function("reader alone, 16 crops", |b| {
-        b.iter(|| reader.read_found(&frame, &sixteen, None).unwrap());
+        b.iter(|| reader.read_found(&frame, &sixteen).unwrap());
     });
     let photo = image::imageops::resize(&frame, 4032, 3024, FilterType::Triangle);
     group.sample_size(10);
@@ -74,20 +74,18 @@ fn reader(c: &mut Criterion) {
     )
     .unwrap();
     let camera: calibration::Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
-    let table = TableGeometry::new(camera, calibration::MatLayout::a2());
-    let zones = table.zones_region(frame.width(), frame.height());
+    let zones = TableGeometry::new(camera, calibration::MatLayout::a2())
+        .zones_region(frame.width(), frame.height());
     group.bench_function(
         "camera frame read once with a calibration, over the zones",
         |b| {
-            b.iter(|| reader.read_within(&frame, &zones, Some(&table)).unwrap());
+            b.iter(|| reader.read_within(&frame, &zones).unwrap());
         },
     );
     group.bench_function("camera frame, nothing moved (motion + reading kept)", |b| {
         b.iter(|| {
             let changes = motion.compare(&frame);
-            reader
-                .read_moved(&frame, &before, &changes, Some(&table))
-                .unwrap()
+            reader.read_moved(&frame, &before, &changes).unwrap()
         });
     });
     group.bench_function(
@@ -95,19 +93,15 @@ fn reader(c: &mut Criterion) {
         |b| {
             b.iter(|| {
                 let changes = motion.compare(&moved);
-                reader
-                    .read_moved(&moved, &before, &changes, Some(&table))
-                    .unwrap()
+                reader.read_moved(&moved, &before, &changes).unwrap()
             });
         },
     );
     let changes = motion.compare(&moved);
-    let after = reader
-        .read_moved(&moved, &before, &changes, Some(&table))
-        .unwrap();
+    let after = reader.read_moved(&moved, &before, &changes).unwrap();
     group.bench_function(
         "camera frame, still after a die was put down (finder around it + the places there read again)",
-        |b| b.iter(|| reader.read_again(&moved, &after, &changes, Some(&table)).unwrap()),
+        |b| b.iter(|| reader.read_again(&moved, &after, &changes).unwrap()),
     );
     group.finish();
     println!(

@@ -426,9 +426,12 @@ impl DiceReader {
         Ok(plan)
     }
 
-    /// Every die and meeple in the image. With `table` (a calibration of the camera) each
-    /// die is cut for the reader at the size a die has where it stands
-    /// (`TableGeometry::die_crop_box`), else at its box's; so for every method below.
+    /// Every die and meeple in the image. With `table` (a calibration: a saved one, or the
+    /// mat found in the photo) each die is cut for the reader at the size a die has where it
+    /// stands (`TableGeometry::die_crop_box`), else at the finder's box. A camera's frames
+    /// (`read_within`, `read_moved`, `read_again`) are cut at the finder's boxes: read in
+    /// one view, they gained on validation frames but not in the refereed games
+    /// (`models/HISTORY.md`, 2026-11-28).
     pub fn read(
         &mut self,
         image: &RgbImage,
@@ -446,10 +449,9 @@ impl DiceReader {
         &mut self,
         image: &RgbImage,
         region: &Changes,
-        table: Option<&TableGeometry>,
     ) -> Result<Reading, VisionError> {
         let found = self.find_touching(image, region)?;
-        let reading = self.read_places(image, &found, table)?;
+        let reading = self.read_places(image, &found, None)?;
         Ok(self.numbered(self.without_specks(reading), None))
     }
 
@@ -689,17 +691,16 @@ impl DiceReader {
         image: &RgbImage,
         previous: &Reading,
         moved: &Changes,
-        table: Option<&TableGeometry>,
     ) -> Result<Reading, VisionError> {
         let same_size = (previous.width, previous.height) == image.dimensions();
         if !same_size {
-            return self.read(image, table);
+            return self.read(image, None);
         }
         if !moved.any() {
             return Ok(previous.clone());
         }
         let found = self.find_touching(image, moved)?;
-        let reading = self.read_places(image, &found, table)?;
+        let reading = self.read_places(image, &found, None)?;
         let reading = self.without_specks(with_kept(reading, previous, moved));
         Ok(self.numbered(reading, Some(previous)))
     }
@@ -715,10 +716,9 @@ impl DiceReader {
         image: &RgbImage,
         previous: &Reading,
         region: &Changes,
-        table: Option<&TableGeometry>,
     ) -> Result<Reading, VisionError> {
         if (previous.width, previous.height) != image.dimensions() {
-            return self.read(image, table);
+            return self.read(image, None);
         }
         let mut found = self.find_touching(image, region)?;
         let known = (previous.dice.iter().map(|d| (d.box_px, KIND_DIE)))
@@ -741,7 +741,7 @@ impl DiceReader {
             })
             .collect::<Vec<_>>();
         found.extend(known);
-        let reading = self.read_places(image, &found, table)?;
+        let reading = self.read_places(image, &found, None)?;
         let reading = self.without_specks(with_kept(reading, previous, region));
         Ok(self.numbered(reading, Some(previous)))
     }
@@ -752,9 +752,8 @@ impl DiceReader {
         &mut self,
         image: &RgbImage,
         found: &[Found],
-        table: Option<&TableGeometry>,
     ) -> Result<Reading, VisionError> {
-        let reading = self.read_places(image, found, table)?;
+        let reading = self.read_places(image, found, None)?;
         Ok(self.numbered(reading, None))
     }
 

@@ -320,10 +320,7 @@ fn only_what_moved_is_read_again() {
     // Nothing moved: the same reading, nothing read.
     let still = motion.compare(&image);
     assert!(!still.any());
-    assert_eq!(
-        reader.read_moved(&image, &before, &still, None).unwrap(),
-        before
-    );
+    assert_eq!(reader.read_moved(&image, &before, &still).unwrap(), before);
     // A hand (a flat patch) over the first die read: that die is gone, the rest kept.
     let hidden = before.dice[0].box_px;
     let mut covered = image.clone();
@@ -338,7 +335,7 @@ fn only_what_moved_is_read_again() {
     }
     let moved = motion.compare(&covered);
     assert!(moved.any() && moved.share() < 0.05, "{}", moved.share());
-    let partly = reader.read_moved(&covered, &before, &moved, None).unwrap();
+    let partly = reader.read_moved(&covered, &before, &moved).unwrap();
     let anew = reader.read(&covered, None).unwrap();
     // The same dice as reading the whole frame again (boxes within a few pixels: the
     // finder's boxes near the hand may shift), each sure one with the same value (an
@@ -396,7 +393,7 @@ fn a_still_frame_is_read_again_where_items_were_read_before() {
     phantom.box_px = [8.0, 8.0, 36.0, 36.0];
     with_phantom.dice.push(phantom);
     let again = reader
-        .read_again(&image, &with_phantom, &everything, None)
+        .read_again(&image, &with_phantom, &everything)
         .unwrap();
     let key = |r: &Reading| {
         let mut dice: Vec<_> = (r.dice.iter())
@@ -441,7 +438,7 @@ fn a_calibrated_frame_is_read_over_the_zones_only() {
     image::imageops::replace(&mut image, &patch, 40, 40);
     assert!(!zones.touches([40.0, 40.0, (40 + w) as f32, (40 + h) as f32]));
     let whole = reader.read(&image, None).unwrap();
-    let within = reader.read_within(&image, &zones, None).unwrap();
+    let within = reader.read_within(&image, &zones).unwrap();
     let boxes = |r: &Reading| -> Vec<[f32; 4]> {
         (r.dice.iter().map(|d| d.box_px))
             .chain(r.meeples.iter().map(|m| m.box_px))
@@ -462,11 +459,5 @@ fn a_calibrated_frame_is_read_over_the_zones_only() {
     );
     assert_eq!(kept.len(), over_zones.len());
     let empty = vision::Changes::covering(image.width(), image.height(), &[]);
-    assert!(
-        reader
-            .read_within(&image, &empty, None)
-            .unwrap()
-            .dice
-            .is_empty()
-    );
+    assert!(reader.read_within(&image, &empty).unwrap().dice.is_empty());
 }
