@@ -1078,6 +1078,7 @@ impl Referee {
         rank: Rank,
         frame: u64,
     ) -> Result<Vec<RefereeEvent>, RefereeError> {
+        let not_asked = || RefereeError::NotUnsure(format!("action {index}"));
         let asked = self.rank_unsure.iter().position(|&(i, _)| i == index);
         let action = self.record.actions.get(index);
         let (Some(asked), Some(was), Some(meeple_of)) = (
@@ -1088,7 +1089,7 @@ impl Referee {
                 _ => "bonus meeple".to_owned(),
             }),
         ) else {
-            return Err(RefereeError::NotUnsure(format!("action {index}")));
+            return Err(not_asked());
         };
         let mut events = Vec::new();
         if was.rank == rank {
@@ -1097,8 +1098,7 @@ impl Referee {
         }
         let mut actions = self.record.actions[index..].to_vec();
         actions[0] = with_rank(&actions[0], rank);
-        let before =
-            (self.history.get(index)).ok_or(RefereeError::NotUnsure(format!("action {index}")))?;
+        let before = self.history.get(index).ok_or_else(not_asked)?;
         replay(before, &actions).map_err(RefereeError::Illegal)?;
         let text = format!(
             "{}'s {meeple_of} was read unsure; the players say it is {}: the record is put right.",
