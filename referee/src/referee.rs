@@ -13,7 +13,7 @@ use crate::explain::{Attempt, SearchLimits, Solution, closest, explain, illegal_
 use crate::journal::{JournalNotes, NotesFile, digest};
 use crate::observation::Observation;
 use crate::settle::{SettleRule, Settler};
-use crate::view::{Expected, Seen, Spot, compare};
+use crate::view::{Expected, Seen, Spot, TopPillar, compare};
 use crate::vote::Voter;
 
 /// How the referee decides.
@@ -505,8 +505,10 @@ impl Referee {
             return events;
         }
         let amended = self.amendments(seen);
-        if let Some((amendment, solutions)) = explained_by_one(&amended) {
-            let amendment = amendment.clone();
+        let arrived = seen.dice_arrived(&Expected::of(&self.state));
+        let explaining = (explained_by_one(&amended).map(|(a, s)| (a.clone(), s)))
+            .or_else(|| explained_as_read(&amended, &arrived));
+        if let Some((amendment, solutions)) = explaining {
             self.amend(&amendment, "what followed shows", frame, &mut events);
             self.settle_on(&solutions, seen, frame, &mut events);
             return events;
@@ -1221,6 +1223,21 @@ fn explained_by_one(amended: &[(Amendment, Vec<Solution>)]) -> Option<(&Amendmen
     same.then(|| (first, solutions.clone()))
 }
 
+/// Of the amendments whose game explains the table, those whose die is one of the dice that
+/// `arrived` on a pillar or in the mana pool as read there ([`Seen::dice_arrived`]), when
+/// they lead to one game: several values of a die may each explain a move that the rules
+/// allow, and the reading where the die went tells them apart.
+fn explained_as_read(
+    amended: &[(Amendment, Vec<Solution>)],
+    arrived: &[(Option<TopPillar>, Die)],
+) -> Option<(Amendment, Vec<Solution>)> {
+    let read: Vec<(Amendment, Vec<Solution>)> = (amended.iter())
+        .filter(|(a, _)| arrived.iter().any(|&(_, die)| die == a.is))
+        .cloned()
+        .collect();
+    explained_by_one(&read).map(|(a, s)| (a.clone(), s))
+}
+
 fn common_prefix(solutions: &[Solution]) -> usize {
     let Some(first) = solutions.first() else {
         return 0;
@@ -1420,6 +1437,10 @@ mod tests {
         let mut dice = dice.clone();
         dice.sort();
         dice
+    }
+
+    fn placement_of(action: &Action) -> Option<(Die, Place)> {
+        matches!(action, Action::Place { .. }).then(|| placement(action))
     }
 
     fn placement(action: &Action) -> (Die, Place) {
@@ -1938,6 +1959,89 @@ mod tests {
         show(&mut referee, &after, &mut frame);
         assert_eq!(referee.record().actions, vec![roll, place]);
         assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
+    #[test]
+    fn two_placed_dice_misread_are_the_roll_dice_that_left_when_one_way_fits() {
+        let catalogue = TileCatalogue::arkhanos();
+        // The first random opening of a placement, an end of turn and a placement of a die
+        // of another colour and value.
+        let (setup, record, first, second) = (0..500)
+            .find_map(|seed| {
+                let (setup, record) = random_game(seed);
+                let [_, first, Action::EndTurn { .. }, second, ..] = record.actions.as_slice()
+                else {
+                    return None;
+                };
+                let (a, _) = placement_of(first)?;
+                let (b, _) = placement_of(second)?;
+                let apart = a.color != b.color && a.value != b.value;
+                apart.then(|| (setup, record.clone(), first.clone(), second.clone()))
+            })
+            .unwrap();
+        let start = setup.start(&catalogue).unwrap();
+        let rolled = start.clone().play(&record.actions[0]).unwrap();
+        let placed = (record.actions[1..4].iter())
+            .fold(rolled.clone(), |state, action| state.play(action).unwrap());
+        let ((a, at_a), (b, at_b)) = (placement(&first), placement(&second));
+        let roll = rolled_dice(&record.actions[0]);
+        // The first die read with the second's value (so either die could be it, alone),
+        // the second with a value no die of the roll has (so only the second can be it).
+        let a_read = Die::new(a.color, b.value);
+        let b_read = (rules::DieValue::ALL.into_iter())
+            .map(|value| Die::new(b.color, value))
+            .find(|d| d.value != a.value && !roll.contains(d))
+            .unwrap();
+        let table = read_as(Observation::perfect(&placed, 0, 0.0), a, at_a, a_read);
+        let table = read_as(table, b, at_b, b_read);
+        let (mut referee, mut frame) = rolled_table(&setup, &start, &rolled);
+        show(&mut referee, &table, &mut frame);
+        assert_eq!(referee.record().actions[..4], record.actions[..4]);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
+    #[test]
+    fn a_roll_die_read_unsure_is_put_right_by_its_unsure_reading_where_several_values_fit() {
+        // The first random opening whose placement's pillar takes another value of the die's
+        // colour and refuses a third, none of them in the roll. The die read unsure as the
+        // third in the roll and unsure on its pillar: the move as read is refused, two values
+        // would explain it, and the pillar's reading tells which.
+        let (setup, start, roll, rolled, place, placed, wrong) = (0..500)
+            .find_map(|seed| {
+                let (setup, record) = random_game(seed);
+                let (die, _) = placement_of(record.actions.get(1)?)?;
+                let start = setup.start(&TileCatalogue::arkhanos()).unwrap();
+                let dice = rolled_dice(&record.actions[0]);
+                let others = (rules::DieValue::ALL.into_iter())
+                    .map(|value| Die::new(die.color, value))
+                    .filter(|d| *d != die && !dice.contains(d));
+                let (fit, refused): (Vec<Die>, Vec<Die>) =
+                    others.partition(|d| amended(&start, &record.actions[..2], die, *d).is_ok());
+                let (false, Some(&wrong)) = (fit.is_empty(), refused.first()) else {
+                    return None;
+                };
+                let roll = record.actions[0].clone();
+                let place = record.actions[1].clone();
+                let rolled = start.clone().play(&roll).unwrap();
+                let placed = rolled.clone().play(&place).unwrap();
+                Some((setup, start, roll, rolled, place, placed, wrong))
+            })
+            .unwrap();
+        let (die, pillar) = placement(&place);
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        show(
+            &mut referee,
+            &read_unsure_in_roll(&rolled, die, wrong),
+            &mut frame,
+        );
+        let mut table = Observation::perfect(&placed, 0, 0.0);
+        for seen in &mut table.dice {
+            seen.uncertain = seen.die == die && seen.place == pillar;
+        }
+        show(&mut referee, &table, &mut frame);
+        assert_eq!(referee.record().actions, vec![roll, place]);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+        assert_eq!(referee.notes().last().unwrap().kind, NoteKind::Amended);
     }
 
     #[test]

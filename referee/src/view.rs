@@ -203,7 +203,7 @@ impl TowerPiece {
 }
 
 /// A pillar of a tower's top floor: the tower, the floor's level, the pillar.
-type TopPillar = (TowerId, u8, PillarIndex);
+pub(crate) type TopPillar = (TowerId, u8, PillarIndex);
 
 /// What a settled frame shows, sorted by place.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -410,49 +410,38 @@ impl Seen {
     }
 
     /// This table with the dice read on top-floor pillars or in the mana pool put right: each
-    /// a die the game has neither there nor in the roll, where exactly one die of the roll
-    /// not seen in the roll area shares its value (its colour misread: blue and purple in dim
+    /// a die the game has neither there nor in the roll, taken for a die of the roll not seen
+    /// in the roll area that shares its value (its colour misread: blue and purple in dim
     /// light) or its colour (its value misread), a different one for each. Dice are
     /// conserved, so those are the dice that moved: to a pillar, or to the mana pool as the
-    /// round's last die. `None` when no die needs it, or one of them could be more than one
-    /// die of the roll.
+    /// round's last die. `None` when no die needs it, or when the dice read could be the
+    /// roll's dice in more than one way (a purple 6 and a yellow 1 read where the purple 3
+    /// and the yellow 6 went are one way: the yellow 1 can only be the yellow 6).
     fn with_roll_die_misread(&self, expected: &Expected) -> Option<Seen> {
         let (unseen, _) = dice_difference(&expected.roll, &self.roll);
-        // Where each misread die is (a pillar, else the mana pool), as read, and the die.
-        let mut fixes: Vec<(Option<TopPillar>, Die, Die)> = Vec::new();
-        let mut consider = |at: Option<TopPillar>, extra: Vec<Die>| {
-            for read in extra.into_iter().filter(|d| !expected.roll.contains(d)) {
-                let mut like: Vec<Die> = (unseen.iter())
-                    .filter(|d| d.value == read.value || d.color == read.color)
-                    .copied()
-                    .collect();
-                like.sort();
-                like.dedup();
-                let [die] = like.as_slice() else {
-                    return false;
-                };
-                if fixes.iter().any(|(_, _, fixed)| fixed == die) {
-                    return false;
-                }
-                fixes.push((at, read, *die));
+        let mut read = self.dice_arrived(expected);
+        // A die of the roll read as itself where it went is not one of those to put right,
+        // and no other can be it.
+        let mut unseen = unseen;
+        read.retain(|(_, d)| {
+            let as_read = expected.roll.contains(d);
+            if let Some(i) = as_read
+                .then(|| unseen.iter().position(|u| u == d))
+                .flatten()
+            {
+                unseen.remove(i);
             }
-            true
-        };
-        for tower in TowerId::ALL {
-            let level = expected.levels[tower.index()];
-            for pillar in PillarIndex::ALL {
-                let (dice, _) = self.on_pillar(tower, level, pillar);
-                let look = &expected.pillars[tower.index()][pillar.index()];
-                let (_, extra) = dice_difference(&look.dice, &dice);
-                if !consider(Some((tower, level, pillar)), extra) {
-                    return None;
-                }
-            }
-        }
-        let (_, extra) = dice_difference(&expected.pool, &self.pool);
-        if !consider(None, extra) || fixes.is_empty() {
+            !as_read
+        });
+        if read.is_empty() {
             return None;
         }
+        let dice: Vec<Die> = read.iter().map(|&(_, d)| d).collect();
+        let taken = one_matching(&dice, &unseen)?;
+        let fixes = read
+            .into_iter()
+            .zip(taken)
+            .map(|((at, read), die)| (at, read, die));
         let mut fixed = self.clone();
         for (at, read, die) in fixes {
             let reading = Reading {
@@ -471,6 +460,24 @@ impl Seen {
             }
         }
         Some(fixed)
+    }
+
+    /// The dice read on top-floor pillars and in the mana pool that the game has not there:
+    /// where each is (a pillar, else the mana pool), and the die read.
+    pub(crate) fn dice_arrived(&self, expected: &Expected) -> Vec<(Option<TopPillar>, Die)> {
+        let mut arrived = Vec::new();
+        for tower in TowerId::ALL {
+            let level = expected.levels[tower.index()];
+            for pillar in PillarIndex::ALL {
+                let (dice, _) = self.on_pillar(tower, level, pillar);
+                let look = &expected.pillars[tower.index()][pillar.index()];
+                let (_, extra) = dice_difference(&look.dice, &dice);
+                arrived.extend(extra.into_iter().map(|d| (Some((tower, level, pillar)), d)));
+            }
+        }
+        let (_, extra) = dice_difference(&expected.pool, &self.pool);
+        arrived.extend(extra.into_iter().map(|d| (None, d)));
+        arrived
     }
 
     pub fn of(observation: &Observation) -> Self {
@@ -794,6 +801,38 @@ pub(crate) fn dice_difference(expected: &[Die], seen: &[Reading]) -> (Vec<Die>, 
         seen.iter().map(|r| (r.die, r.uncertain)),
         |a, b| a.color == b.color,
     )
+}
+
+/// The one way to take each die of `read` for a different die of `unseen` that shares its
+/// value or its colour (the dice of `unseen` taken, in `read`'s order; identical dice are
+/// one way). `None` when there is no way or more than one.
+fn one_matching(read: &[Die], unseen: &[Die]) -> Option<Vec<Die>> {
+    fn extend(read: &[Die], left: &mut Vec<Die>, taken: &mut Vec<Die>, ways: &mut Vec<Vec<Die>>) {
+        let Some((first, rest)) = read.split_first() else {
+            if !ways.contains(taken) {
+                ways.push(taken.clone());
+            }
+            return;
+        };
+        let mut tried: Vec<Die> = Vec::new();
+        for i in 0..left.len() {
+            let die = left[i];
+            let like = die.value == first.value || die.color == first.color;
+            if !like || tried.contains(&die) || ways.len() > 1 {
+                continue;
+            }
+            tried.push(die);
+            left.remove(i);
+            taken.push(die);
+            extend(rest, left, taken, ways);
+            taken.pop();
+            left.insert(i, die);
+        }
+    }
+    let mut ways = Vec::new();
+    extend(read, &mut unseen.to_vec(), &mut Vec::new(), &mut ways);
+    let [way] = <[Vec<Die>; 1]>::try_from(ways).ok()?;
+    Some(way)
 }
 
 /// The meeples of `expected` not seen, and the seen meeples not expected. Uncertain
