@@ -742,17 +742,10 @@ impl Seen {
     /// The colours of the dice seen on the top floors, in the roll area and in the mana
     /// pool that the game does not have there.
     pub fn unexpected_colors(&self, expected: &Expected) -> Vec<DieColor> {
-        let mut extra = Vec::new();
-        for tower in TowerId::ALL {
-            let level = expected.levels[tower.index()];
-            for pillar in PillarIndex::ALL {
-                let (dice, _) = self.on_pillar(tower, level, pillar);
-                let look = &expected.pillars[tower.index()][pillar.index()];
-                extra.extend(dice_difference(&look.dice, &dice).1);
-            }
-        }
+        let mut extra: Vec<Die> = (self.dice_arrived(expected).into_iter())
+            .map(|(_, die)| die)
+            .collect();
         extra.extend(dice_difference(&expected.roll, &self.roll).1);
-        extra.extend(dice_difference(&expected.pool, &self.pool).1);
         let mut colors: Vec<DieColor> = extra.into_iter().map(|d| d.color).collect();
         colors.sort();
         colors.dedup();
