@@ -418,11 +418,10 @@ impl Seen {
     /// roll's dice in more than one way (a purple 6 and a yellow 1 read where the purple 3
     /// and the yellow 6 went are one way: the yellow 1 can only be the yellow 6).
     fn with_roll_die_misread(&self, expected: &Expected) -> Option<Seen> {
-        let (unseen, _) = dice_difference(&expected.roll, &self.roll);
+        let (mut unseen, _) = dice_difference(&expected.roll, &self.roll);
         let mut read = self.dice_arrived(expected);
         // A die of the roll read as itself where it went is not one of those to put right,
         // and no other can be it.
-        let mut unseen = unseen;
         read.retain(|(_, d)| {
             let as_read = expected.roll.contains(d);
             if let Some(i) = as_read
