@@ -13,7 +13,7 @@ use crate::explain::{Attempt, SearchLimits, Solution, closest, explain, illegal_
 use crate::journal::{JournalNotes, NotesFile, digest};
 use crate::observation::Observation;
 use crate::settle::{SettleRule, Settler};
-use crate::view::{Expected, Seen, Spot, TopPillar, compare};
+use crate::view::{Expected, Seen, Spot, compare};
 use crate::vote::Voter;
 
 /// How the referee decides.
@@ -505,9 +505,8 @@ impl Referee {
             return events;
         }
         let amended = self.amendments(seen);
-        let arrived = seen.dice_arrived(&Expected::of(&self.state));
         let explaining = (explained_by_one(&amended).map(|(a, s)| (a.clone(), s)))
-            .or_else(|| explained_as_read(&amended, &arrived));
+            .or_else(|| explained_as_read(&amended, seen, &Expected::of(&self.state)));
         if let Some((amendment, solutions)) = explaining {
             self.amend(&amendment, "what followed shows", frame, &mut events);
             self.settle_on(&solutions, seen, frame, &mut events);
@@ -1224,13 +1223,19 @@ fn explained_by_one(amended: &[(Amendment, Vec<Solution>)]) -> Option<(&Amendmen
 }
 
 /// Of the amendments whose game explains the table, those whose die is one of the dice that
-/// `arrived` on a pillar or in the mana pool as read there ([`Seen::dice_arrived`]), when
-/// they lead to one game: several values of a die may each explain a move that the rules
-/// allow, and the reading where the die went tells them apart.
+/// arrived on a pillar or in the mana pool of `seen` as read there, where `expected` has
+/// none ([`Seen::dice_arrived`]), when they lead to one game: several values of a die may
+/// each explain a move that the rules allow, and the reading where the die went tells them
+/// apart.
 fn explained_as_read(
     amended: &[(Amendment, Vec<Solution>)],
-    arrived: &[(Option<TopPillar>, Die)],
+    seen: &Seen,
+    expected: &Expected,
 ) -> Option<(Amendment, Vec<Solution>)> {
+    if amended.is_empty() {
+        return None;
+    }
+    let arrived = seen.dice_arrived(expected);
     let read: Vec<(Amendment, Vec<Solution>)> = (amended.iter())
         .filter(|(a, _)| arrived.iter().any(|&(_, die)| die == a.is))
         .cloned()
