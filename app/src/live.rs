@@ -907,6 +907,7 @@ mod tests {
                 confidence: 0.923,
                 value_confidence: 0.95,
                 color_confidence: 0.97,
+                value_probabilities: [0.0; 6],
                 uncertain: false,
                 place: Some(MatPlace::Tower {
                     tower: "tower-b".into(),

@@ -122,6 +122,7 @@ pub fn observation_of(
             place,
             confidence: die.confidence,
             uncertain: die.uncertain || under_meeple,
+            value_probabilities: Some(die.value_probabilities),
         });
     }
     observation
@@ -787,6 +788,7 @@ mod tests {
             confidence: 0.95,
             value_confidence: 0.97,
             color_confidence: 0.98,
+            value_probabilities: [0.0; 6],
             uncertain: false,
             place: Some(place),
         };

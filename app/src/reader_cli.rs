@@ -897,6 +897,7 @@ mod tests {
                 confidence: 0.9,
                 value_confidence: 0.9,
                 color_confidence: 0.9,
+                value_probabilities: [0.0; 6],
                 uncertain,
                 place: None,
             }],

@@ -130,6 +130,7 @@ fn observation_of(frame: u64, fps: f64, labels: &OracleFrame) -> Result<Observat
             place: place_of(label.place)?,
             confidence: 1.0,
             uncertain: false,
+            value_probabilities: None,
         });
     }
     for label in &labels.meeples {

@@ -81,6 +81,11 @@ pub struct SeenDie {
     /// The value or colour may be wrong (a reader's flag); the die is there.
     #[serde(default)]
     pub uncertain: bool,
+    /// The reader's probability of each value, 1 to 6 (`None` where no reader read it: a
+    /// rendered game's labels, readings saved before 2026-11-29): what else an unsure die
+    /// may show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_probabilities: Option<[f32; 6]>,
 }
 
 /// A meeple as one frame shows it.
@@ -159,6 +164,7 @@ impl Observation {
             place,
             confidence: 1.0,
             uncertain: false,
+            value_probabilities: None,
         };
         let meeple = |meeple, place| SeenMeeple {
             meeple,

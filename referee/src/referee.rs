@@ -2,8 +2,8 @@
 //! illegal moves and says when the table and the game no longer agree.
 
 use rules::{
-    Action, BonusTarget, Die, GameRecord, GameSetup, GameState, Meeple, MeepleSource, PillarIndex,
-    Rank, SpellId, TileCatalogue, TowerId,
+    Action, BonusTarget, Die, DieValue, GameRecord, GameSetup, GameState, Meeple, MeepleSource,
+    PillarIndex, Rank, SpellId, TileCatalogue, TowerId,
 };
 use serde::{Deserialize, Serialize};
 
@@ -11,9 +11,9 @@ use crate::amend::{Amendment, amended, amendments, replay};
 use crate::error::RefereeError;
 use crate::explain::{Attempt, SearchLimits, Solution, closest, explain, illegal_attempt};
 use crate::journal::{JournalNotes, NotesFile, digest};
-use crate::observation::Observation;
+use crate::observation::{Observation, Place};
 use crate::settle::{SettleRule, Settler};
-use crate::view::{Expected, Seen, Spot, compare};
+use crate::view::{Expected, Seen, Spot, compare, dice_difference};
 use crate::vote::Voter;
 
 /// How the referee decides.
@@ -203,6 +203,9 @@ pub struct Referee {
     /// The dice of the round's roll that no settled table read surely when it was
     /// confirmed: what follows may show them otherwise (see [`crate::amend`]).
     roll_unsure: Vec<Die>,
+    /// What the reader's value probabilities said of the dice of `roll_unsure` while the
+    /// settled tables showed them in the roll area, read unsure as the record has them.
+    roll_odds: Vec<RollOdds>,
     /// The placements and bonus meeples of the round (indices in the record, and where
     /// the meeple stands) confirmed without a sure reading of the meeple's rank there: the
     /// players may say which it was.
@@ -232,6 +235,7 @@ impl Referee {
             history: Vec::new(),
             roll_before: Vec::new(),
             roll_unsure: Vec::new(),
+            roll_odds: Vec::new(),
             rank_unsure: Vec::new(),
         })
     }
@@ -302,6 +306,7 @@ impl Referee {
             roll_before: Vec::new(),
             // Not kept in the journal: after a restart the roll stands as recorded.
             roll_unsure: Vec::new(),
+            roll_odds: Vec::new(),
             rank_unsure: Vec::new(),
         })
     }
@@ -400,6 +405,7 @@ impl Referee {
                 Some(Action::Roll { dice }) => without(dice, &sure),
                 _ => Vec::new(),
             };
+            self.roll_odds.clear();
         } else if !self.roll_unsure.is_empty() && self.active_desync().is_none() {
             // A die of the roll read unsure there and read surely as the game has it on
             // its pillar or in the mana pool is known: a later misreading of it is no
@@ -407,8 +413,73 @@ impl Referee {
             let known = seen.sure_in_place(&Expected::of(&self.state));
             self.roll_unsure = without(&self.roll_unsure, &known);
         }
+        self.weigh_roll(&seen);
         self.follow_ranks(&seen, &events);
         events
+    }
+
+    /// Adds to `roll_odds` the value probabilities of the dice of `roll_unsure` that `seen`
+    /// reads unsure in the roll area as the record has them.
+    fn weigh_roll(&mut self, seen: &Seen) {
+        let in_roll = (seen.unsure_dice.iter())
+            .filter(|u| u.place == Place::RollArea && self.roll_unsure.contains(&u.guess));
+        for unsure in in_roll {
+            let Some(permille) = unsure.value_permille else {
+                continue;
+            };
+            match self.roll_odds.iter_mut().find(|o| o.die == unsure.guess) {
+                Some(odds) => odds.add(permille),
+                None => {
+                    let mut odds = RollOdds::new(unsure.guess);
+                    odds.add(permille);
+                    self.roll_odds.push(odds);
+                }
+            }
+        }
+    }
+
+    /// Of the amendments of one die of the roll, its colour kept, that explain the table,
+    /// the one the reader's value probabilities favour: those of the die in the roll area
+    /// (`roll_odds`) times those where it went, read unsure (a die under a meeple shows
+    /// part of its face, often none). `AsRecorded` when they favour the value the record
+    /// has by REFUSED_MOVE_ODDS to one (with it the table is a move the rules refuse): the
+    /// move is then judged with the die as recorded, and flagged. `None` when the
+    /// probabilities cannot say: none given, a colour changed, several dice amended, or
+    /// the die read surely where it went.
+    fn chosen_by_odds<'a>(
+        &self,
+        amended: &'a [(Amendment, Vec<Solution>)],
+        seen: &Seen,
+        expected: &Expected,
+    ) -> Option<ByOdds<'a>> {
+        let explaining: Vec<&(Amendment, Vec<Solution>)> =
+            amended.iter().filter(|(_, s)| !s.is_empty()).collect();
+        let was = explaining.first()?.0.was;
+        if (explaining.iter()).any(|(a, _)| a.was != was || a.is.color != was.color) {
+            return None;
+        }
+        let roll = self.roll_odds.iter().find(|o| o.die == was)?.mean();
+        let arrived: Vec<_> = (seen.dice_arrived(expected).into_iter())
+            .filter(|(_, die)| die.color == was.color)
+            .collect();
+        let there = match arrived.as_slice() {
+            [(at, die)] => Some(seen.unsure_at(*at, *die)?.value_permille?),
+            _ => None,
+        };
+        // Per mille, with a floor: a value the reader all but ruled out once is not
+        // ruled out for good.
+        let weight = |value: DieValue| {
+            let i = usize::from(value.get() - 1);
+            let there = there.map_or(1000, |p| u32::from(p[i]));
+            (roll[i] + ODDS_FLOOR) * (there + ODDS_FLOOR)
+        };
+        let best = (explaining.into_iter()).max_by_key(|(a, _)| weight(a.is.value))?;
+        // As recorded, the die makes the move one the rules refuse.
+        if weight(was.value) >= REFUSED_MOVE_ODDS * weight(best.0.is.value) {
+            Some(ByOdds::AsRecorded)
+        } else {
+            Some(ByOdds::Amend(best))
+        }
     }
 
     /// Keeps [`Referee::unsure_ranks`]: the actions confirmed by `events` that put a meeple
@@ -505,11 +576,23 @@ impl Referee {
             return events;
         }
         let amended = self.amendments(seen);
-        let explaining = (explained_by_one(&amended).map(|(a, s)| (a.clone(), s)))
-            .or_else(|| explained_as_read(&amended, seen, &Expected::of(&self.state)));
+        let expected = Expected::of(&self.state);
+        let explaining = match explained_by_one(&amended) {
+            Some((a, s)) => Some((a.clone(), s)),
+            None => match self.chosen_by_odds(&amended, seen, &expected) {
+                Some(ByOdds::Amend((a, s))) => Some((a.clone(), s.clone())),
+                Some(ByOdds::AsRecorded) => None,
+                None => explained_as_read(&amended, seen, &expected),
+            },
+        };
         if let Some((amendment, solutions)) = explaining {
             self.amend(&amendment, "what followed shows", frame, &mut events);
             self.settle_on(&solutions, seen, frame, &mut events);
+            return events;
+        }
+        if let Some(again) = self.roll_read_again(seen) {
+            self.read_roll_again(&again, frame, &mut events);
+            self.settle_on(&again.solutions, seen, frame, &mut events);
             return events;
         }
         let mut attempt = illegal_attempt(&self.state, &pending, seen);
@@ -534,7 +617,6 @@ impl Referee {
             return events;
         }
         // Not explained as read: the readings the rules say must be misread, put right.
-        let expected = Expected::of(&self.state);
         for fixed in seen.corrected(&expected) {
             let solutions = self.explained(&pending, &fixed);
             if !solutions.is_empty() {
@@ -929,6 +1011,65 @@ impl Referee {
         .collect()
     }
 
+    /// The round's roll read again: dice the roll area shows surely, where the game has
+    /// dice of their colours there that were read unsure and are not seen (a throw
+    /// confirmed while some dice still rolled, read better now), each taken for one of
+    /// those, when the round with them explains `seen`. Two dice or more: one alone is an
+    /// amendment ([`Referee::amendments`]).
+    fn roll_read_again(&self, seen: &Seen) -> Option<RollReadAgain> {
+        let at = self.roll_at()?;
+        let before = self.history.get(at)?;
+        let (mut missing, extra) = dice_difference(&Expected::of(&self.state).roll, &seen.roll);
+        if extra.len() < 2 {
+            return None;
+        }
+        let mut changed = Vec::new();
+        for is in extra {
+            if !(seen.roll.iter()).any(|r| r.die == is && !r.uncertain) {
+                return None;
+            }
+            let was = (missing.iter())
+                .position(|was| was.color == is.color && self.roll_unsure.contains(was))?;
+            changed.push((missing.remove(was), is));
+        }
+        let mut actions = self.record.actions[at..].to_vec();
+        for &(was, is) in &changed {
+            actions = amended(before, &actions, was, is).ok()?.actions;
+        }
+        let state = replay(before, &actions).ok()?;
+        let solutions = explain(&state, seen, self.settings.search);
+        (!solutions.is_empty()).then_some(RollReadAgain {
+            changed,
+            actions,
+            solutions,
+        })
+    }
+
+    /// Puts the round right with the dice of its roll read `again`: the roll and what
+    /// followed confirmed again, and a note.
+    fn read_roll_again(
+        &mut self,
+        again: &RollReadAgain,
+        frame: u64,
+        events: &mut Vec<RefereeEvent>,
+    ) {
+        let Some(at) = self.roll_at() else {
+            return;
+        };
+        for (was, _) in &again.changed {
+            if let Some(i) = self.roll_unsure.iter().position(|d| d == was) {
+                self.roll_unsure.remove(i);
+            }
+        }
+        let (was, is): (Vec<Die>, Vec<Die>) = again.changed.iter().copied().unzip();
+        let text = format!(
+            "The {} of the roll were read unsure; the roll area now shows the {}, read surely: the record is put right.",
+            and_list(&was),
+            and_list(&is)
+        );
+        self.rewrite(at, &again.actions, text, frame, events);
+    }
+
     /// Puts the round right with `amendment`: the roll and what followed taken out of the
     /// record and confirmed again with the die as it is now known, and a note that says
     /// how it is known (`known_by`: "what followed shows", "the players say it is").
@@ -1200,6 +1341,71 @@ fn future_key(state: &GameState) -> serde_json::Value {
     value
 }
 
+/// "a, b and c".
+fn and_list(dice: &[Die]) -> String {
+    let words: Vec<String> = dice.iter().map(ToString::to_string).collect();
+    match words.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// Added to each per-mille probability before they are multiplied.
+const ODDS_FLOOR: u32 = 20;
+
+/// How many times likelier a move the rules allow is than one they refuse, before the
+/// readings are weighed: players mostly play by the rules.
+const REFUSED_MOVE_ODDS: u32 = 10;
+
+/// The value probabilities of a die of the roll read unsure, summed over the tables that
+/// showed it in the roll area.
+#[derive(Clone, Debug)]
+struct RollOdds {
+    die: Die,
+    permille: [u32; 6],
+    tables: u32,
+}
+
+impl RollOdds {
+    fn new(die: Die) -> Self {
+        RollOdds {
+            die,
+            permille: [0; 6],
+            tables: 0,
+        }
+    }
+
+    fn add(&mut self, permille: [u16; 6]) {
+        for (sum, p) in self.permille.iter_mut().zip(permille) {
+            *sum += u32::from(p);
+        }
+        self.tables += 1;
+    }
+
+    /// The mean per-mille probability of each value.
+    fn mean(&self) -> [u32; 6] {
+        self.permille.map(|sum| sum / self.tables.max(1))
+    }
+}
+
+/// The dice of the round's roll read again ([`Referee::roll_read_again`]).
+struct RollReadAgain {
+    /// Each die as recorded and as the roll area shows it now.
+    changed: Vec<(Die, Die)>,
+    /// The roll and what followed, with them.
+    actions: Vec<Action>,
+    /// The legal sequences from there to the table.
+    solutions: Vec<Solution>,
+}
+
+/// What the reader's value probabilities say of amendments that explain the table.
+enum ByOdds<'a> {
+    Amend(&'a (Amendment, Vec<Solution>)),
+    /// The die is as the record has it.
+    AsRecorded,
+}
+
 /// `dice` less `sure` (each die of `sure` takes one of `dice` away).
 fn without(dice: &[Die], sure: &[Die]) -> Vec<Die> {
     let mut rest = dice.to_vec();
@@ -1409,6 +1615,7 @@ mod tests {
             },
             confidence,
             uncertain,
+            value_probabilities: None,
         });
         table
     }
@@ -2007,11 +2214,86 @@ mod tests {
 
     #[test]
     fn a_roll_die_read_unsure_is_put_right_by_its_unsure_reading_where_several_values_fit() {
-        // The first random opening whose placement's pillar takes another value of the die's
-        // colour and refuses a third, none of them in the roll. The die read unsure as the
-        // third in the roll and unsure on its pillar: the move as read is refused, two values
-        // would explain it, and the pillar's reading tells which.
-        let (setup, start, roll, rolled, place, placed, wrong) = (0..500)
+        // The die read unsure as the refused value in the roll and unsure on its pillar: the
+        // move as read is refused, two values would explain it, and the pillar's reading
+        // tells which.
+        let (setup, start, roll, rolled, place, placed, wrong) = opening_with_a_refused_value();
+        let (die, pillar) = placement(&place);
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        show(
+            &mut referee,
+            &read_unsure_in_roll(&rolled, die, wrong),
+            &mut frame,
+        );
+        let mut table = Observation::perfect(&placed, 0, 0.0);
+        for seen in &mut table.dice {
+            seen.uncertain = seen.die == die && seen.place == pillar;
+        }
+        show(&mut referee, &table, &mut frame);
+        assert_eq!(referee.record().actions, vec![roll, place]);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+        assert_eq!(referee.notes().last().unwrap().kind, NoteKind::Amended);
+    }
+
+    #[test]
+    fn the_readers_value_probabilities_tell_an_unsure_roll_die_put_right_from_a_refused_move() {
+        let (setup, start, roll, rolled, place, placed, wrong) = opening_with_a_refused_value();
+        let (die, pillar) = placement(&place);
+        // Refereed with these probabilities of the die's values as read in the roll area
+        // and on its pillar (the pillar's reading, unsure, is always `die`).
+        let refereed = |in_roll: [(Die, f32); 2], on_pillar: [(Die, f32); 2]| {
+            let probabilities = |of: [(Die, f32); 2]| {
+                let mut p = [0.0; 6];
+                for (d, share) in of {
+                    p[usize::from(d.value.get() - 1)] = share;
+                }
+                Some(p)
+            };
+            let (mut referee, mut frame) = started_table(&setup, &start);
+            let mut throw = read_unsure_in_roll(&rolled, die, wrong);
+            for seen in throw.dice.iter_mut().filter(|d| d.die == wrong) {
+                seen.value_probabilities = probabilities(in_roll);
+            }
+            show(&mut referee, &throw, &mut frame);
+            let mut table = Observation::perfect(&placed, 0, 0.0);
+            for seen in table.dice.iter_mut().filter(|d| d.place == pillar) {
+                seen.uncertain = true;
+                seen.value_probabilities = probabilities(on_pillar);
+            }
+            show(&mut referee, &table, &mut frame);
+            referee
+        };
+        // Both readings lean to the die the pillar shows: the roll is put right.
+        let referee = refereed([(wrong, 0.45), (die, 0.4)], [(die, 0.6), (wrong, 0.2)]);
+        assert_eq!(referee.record().actions, vec![roll.clone(), place.clone()]);
+        assert!(referee.flags().is_empty());
+        // The roll area all but ruled the other value out, and the pillar barely tells
+        // them apart: the die is as recorded, and the move is refused.
+        let referee = refereed([(wrong, 0.9), (die, 0.01)], [(die, 0.4), (wrong, 0.35)]);
+        assert_eq!(rolled_dice(&referee.record().actions[0]), {
+            let mut dice = rolled_dice(&roll);
+            *dice.iter_mut().find(|d| **d == die).unwrap() = wrong;
+            dice
+        });
+        let flag = referee.flags().last().expect("the refused move flagged");
+        assert_eq!(flag.die, Some(wrong));
+        assert!(referee.notes().iter().all(|n| n.kind != NoteKind::Amended));
+    }
+
+    /// The first random opening whose placement's pillar takes another value of the die's
+    /// colour and refuses a third, none of them in the roll: its set-up, the game at the
+    /// start, the roll, the game after it, the placement, the game after it, and the
+    /// refused value of the die.
+    fn opening_with_a_refused_value() -> (
+        GameSetup,
+        GameState,
+        Action,
+        GameState,
+        Action,
+        GameState,
+        Die,
+    ) {
+        (0..500)
             .find_map(|seed| {
                 let (setup, record) = random_game(seed);
                 let (die, _) = placement_of(record.actions.get(1)?)?;
@@ -2031,22 +2313,7 @@ mod tests {
                 let placed = rolled.clone().play(&place).unwrap();
                 Some((setup, start, roll, rolled, place, placed, wrong))
             })
-            .unwrap();
-        let (die, pillar) = placement(&place);
-        let (mut referee, mut frame) = started_table(&setup, &start);
-        show(
-            &mut referee,
-            &read_unsure_in_roll(&rolled, die, wrong),
-            &mut frame,
-        );
-        let mut table = Observation::perfect(&placed, 0, 0.0);
-        for seen in &mut table.dice {
-            seen.uncertain = seen.die == die && seen.place == pillar;
-        }
-        show(&mut referee, &table, &mut frame);
-        assert_eq!(referee.record().actions, vec![roll, place]);
-        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
-        assert_eq!(referee.notes().last().unwrap().kind, NoteKind::Amended);
+            .unwrap()
     }
 
     #[test]
@@ -2082,6 +2349,46 @@ mod tests {
         );
         assert!(rolled_dice(&referee.record().actions[0]).contains(&wrong));
         assert!(referee.notes().iter().all(|n| n.kind != NoteKind::Amended));
+    }
+
+    #[test]
+    fn two_dice_of_the_roll_read_unsure_then_surely_otherwise_put_the_roll_right() {
+        // A throw confirmed while two of its dice, of two colours, were read unsure with
+        // other values; the roll area then reads every die surely.
+        let (setup, start, roll, rolled, _, _) = opening(5);
+        let dice = rolled_dice(&roll);
+        let first = dice[0];
+        let second = *dice.iter().find(|d| d.color != first.color).unwrap();
+        let (mut referee, mut frame) = started_table(&setup, &start);
+        let mut throw = Observation::perfect(&rolled, 0, 0.0);
+        let mut read = Vec::new();
+        for die in [first, second] {
+            let wrong = misvalued(die, &dice);
+            throw = read_as(throw, die, Place::RollArea, wrong);
+            read.push(wrong);
+        }
+        for seen in &mut throw.dice {
+            seen.uncertain = read.contains(&seen.die);
+        }
+        show(&mut referee, &throw, &mut frame);
+        assert!(
+            read.iter()
+                .all(|d| rolled_dice(&referee.record().actions[0]).contains(d))
+        );
+        show(
+            &mut referee,
+            &Observation::perfect(&rolled, 0, 0.0),
+            &mut frame,
+        );
+        assert_eq!(referee.record().actions, vec![roll]);
+        assert!(referee.desyncs().is_empty() && referee.unsure_in_roll().is_empty());
+        let note = referee.notes().last().unwrap();
+        assert_eq!(note.kind, NoteKind::Amended, "{}", note.text);
+        assert!(
+            read.iter().all(|d| note.text.contains(&d.to_string())),
+            "{}",
+            note.text
+        );
     }
 
     #[test]
@@ -2470,6 +2777,7 @@ mod tests {
             place: elsewhere,
             confidence: 1.0,
             uncertain: false,
+            value_probabilities: None,
         });
         show(&mut referee, &table, &mut frame);
         let desync = referee.active_desync().unwrap().clone();
@@ -2518,6 +2826,7 @@ mod tests {
             place: on_pillar,
             confidence: 1.0,
             uncertain: false,
+            value_probabilities: None,
         });
         table.meeples.push(crate::observation::SeenMeeple {
             meeple: Meeple {
@@ -2714,6 +3023,7 @@ mod tests {
             place: at,
             confidence: 1.0,
             uncertain: false,
+            value_probabilities: None,
         });
         show(&mut referee, &seen, &mut frame);
         assert_eq!(

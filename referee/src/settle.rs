@@ -203,6 +203,7 @@ mod tests {
                 place: Place::RollArea,
                 confidence: 1.0,
                 uncertain: false,
+                value_probabilities: None,
             }],
             covered: if hand { vec![Zone::Table] } else { Vec::new() },
             ..Observation::default()

@@ -161,6 +161,10 @@ impl Expected {
     }
 }
 
+fn permille(probability: f32) -> u16 {
+    (probability.clamp(0.0, 1.0) * 1000.0).round() as u16
+}
+
 fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
     items.sort();
     items
@@ -233,6 +237,8 @@ pub(crate) struct UnsureDie {
     pub place: Place,
     pub guess: Die,
     pub confidence_permille: u16,
+    /// The reader's probability of each value, 1 to 6, per mille, where it gave them.
+    pub value_permille: Option<[u16; 6]>,
 }
 
 impl Seen {
@@ -479,6 +485,27 @@ impl Seen {
         arrived
     }
 
+    /// The die read unsure as `die` at `at` (a top-floor pillar, else the mana pool);
+    /// `None` when it was read surely there.
+    pub(crate) fn unsure_at(&self, at: Option<TopPillar>, die: Die) -> Option<&UnsureDie> {
+        (self.unsure_dice.iter()).find(|u| {
+            u.guess == die
+                && match (at, u.place) {
+                    (
+                        Some((tower, _, pillar)),
+                        Place::Tower {
+                            tower: t,
+                            pillar: p,
+                            buried: false,
+                            ..
+                        },
+                    ) => (t, p) == (tower, pillar),
+                    (None, Place::ManaPool) => true,
+                    _ => false,
+                }
+        })
+    }
+
     pub fn of(observation: &Observation) -> Self {
         let mut seen = Self::default();
         let level =
@@ -492,7 +519,8 @@ impl Seen {
                 seen.unsure_dice.push(UnsureDie {
                     place: d.place,
                     guess: d.die,
-                    confidence_permille: (d.confidence.clamp(0.0, 1.0) * 1000.0).round() as u16,
+                    confidence_permille: permille(d.confidence),
+                    value_permille: d.value_probabilities.map(|p| p.map(permille)),
                 });
             }
             match d.place {

@@ -78,6 +78,10 @@ struct Sightings {
     count: u32,
     sure: u32,
     confidence: f32,
+    /// The sum of the reader's value probabilities of the dice sighted with them, and
+    /// how many those were.
+    value_probabilities: [f32; 6],
+    with_probabilities: u32,
     /// The latest sighting, and the frame of the window it is from.
     example: Piece,
     last: usize,
@@ -91,13 +95,14 @@ struct Sightings {
 /// as at least half of the last `window` readings show it at that place (the median
 /// count), each showing the value or rank seen most often there. It is flagged uncertain
 /// unless most sightings of what it shows were sure and what it shows was seen in at least
-/// half of the readings; its confidence is the mean of those sightings. A frame with a hand
-/// over the table starts the vote again: what the hand moved is a new table. A hand that
-/// stops there ([`Observation::hand_at_rest`]) takes back the window of the table read
-/// before the hand, when that window was whole, and repeats its last reading. A repeated
-/// reading ([`Observation::repeated`]) adds no ballot: one reading seen in many frames is
-/// still one reading, and a piece read in one frame of three must not stand for good
-/// because that frame was the last one read.
+/// half of the readings; its confidence is the mean of those sightings, and so are a die's
+/// value probabilities where the reader gave them. A frame with a hand over the table
+/// starts the vote again: what the hand moved is a new table. A hand that stops there
+/// ([`Observation::hand_at_rest`]) takes back the window of the table read before the
+/// hand, when that window was whole, and repeats its last reading. A repeated reading
+/// ([`Observation::repeated`]) adds no ballot: one reading seen in many frames is still
+/// one reading, and a piece read in one frame of three must not stand for good because
+/// that frame was the last one read.
 #[derive(Clone, Debug)]
 pub struct Voter {
     window: usize,
@@ -192,6 +197,8 @@ impl Voter {
                         count: 0,
                         sure: 0,
                         confidence: 0.0,
+                        value_probabilities: [0.0; 6],
+                        with_probabilities: 0,
                         example: *piece,
                         last: index,
                         left: 0,
@@ -200,6 +207,16 @@ impl Voter {
                     seen.left += 1;
                     seen.sure += u32::from(piece.sure());
                     seen.confidence += piece.confidence();
+                    if let Piece::Die(SeenDie {
+                        value_probabilities: Some(p),
+                        ..
+                    }) = piece
+                    {
+                        for (sum, p) in seen.value_probabilities.iter_mut().zip(p) {
+                            *sum += p;
+                        }
+                        seen.with_probabilities += 1;
+                    }
                     seen.example = *piece;
                     seen.last = index;
                 }
@@ -226,6 +243,10 @@ impl Voter {
                     Piece::Die(die) => voted.dice.push(SeenDie {
                         confidence,
                         uncertain,
+                        value_probabilities: (seen.with_probabilities > 0).then(|| {
+                            (seen.value_probabilities)
+                                .map(|sum| sum / seen.with_probabilities as f32)
+                        }),
                         ..die
                     }),
                     Piece::Meeple(meeple) => voted.meeples.push(SeenMeeple {
@@ -256,6 +277,7 @@ mod tests {
             place,
             confidence: 0.9,
             uncertain: false,
+            value_probabilities: None,
         }
     }
 
@@ -314,6 +336,28 @@ mod tests {
                 .dice
                 .iter()
                 .all(|d| d.uncertain == (d.die.value.get() == 4))
+        );
+    }
+
+    #[test]
+    fn a_dies_value_probabilities_are_the_mean_of_the_sightings_of_its_value() {
+        let mut voter = Voter::new(3);
+        let roll = Place::RollArea;
+        let read = |value, probabilities| SeenDie {
+            value_probabilities: Some(probabilities),
+            ..die(value, roll)
+        };
+        voter.vote(&frame(0, vec![read(2, [0.0, 0.8, 0.2, 0.0, 0.0, 0.0])]));
+        // A sighting of another value, outvoted, does not count; one without them neither.
+        voter.vote(&frame(1, vec![read(3, [0.0, 0.1, 0.9, 0.0, 0.0, 0.0])]));
+        voter.vote(&frame(2, vec![read(2, [0.0, 0.6, 0.4, 0.0, 0.0, 0.0])]));
+        let voted = voter.vote(&frame(3, vec![die(2, roll)]));
+        assert_eq!(values(&voted), vec![2]);
+        let [p1, p2, p3, ..] = voted.dice[0].value_probabilities.unwrap();
+        assert_eq!(p1, 0.0);
+        assert!(
+            (p2 - 0.6).abs() < 1e-6 && (p3 - 0.4).abs() < 1e-6,
+            "{p2} {p3}"
         );
     }
 

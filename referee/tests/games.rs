@@ -132,6 +132,7 @@ fn staged_table(state: &GameState, attempt: &Action) -> Observation {
         place,
         confidence: 1.0,
         uncertain: false,
+        value_probabilities: None,
     });
     observation.meeples.push(SeenMeeple {
         meeple: Meeple { player, rank },

@@ -468,6 +468,7 @@ mod tests {
             confidence: 1.0,
             value_confidence: 1.0,
             color_confidence: 1.0,
+            value_probabilities: [0.0; 6],
             uncertain: false,
             place: None,
         }

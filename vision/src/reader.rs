@@ -177,6 +177,9 @@ pub struct DieReading {
     pub confidence: f32,
     pub value_confidence: f32,
     pub color_confidence: f32,
+    /// The reader's probability of each value, 1 to 6: what else the die may show, for
+    /// whoever weighs an unsure reading against other evidence.
+    pub value_probabilities: [f32; 6],
     /// True when any part of the reading is below the reader's settings: report it as
     /// unsure, never as a silent guess.
     pub uncertain: bool,
@@ -897,6 +900,7 @@ impl DiceReader {
                 confidence: kind_p * value_p * color_p,
                 value_confidence: value_p,
                 color_confidence: color_p,
+                value_probabilities: row[VALUE_COLUMNS].try_into().unwrap_or_default(),
                 uncertain: kind_p < settings.sure_kind
                     || value_p < settings.sure_value
                     || color_p < settings.sure_color,
@@ -1403,6 +1407,7 @@ mod tests {
             confidence: 0.9,
             value_confidence: 0.95,
             color_confidence: 0.95,
+            value_probabilities: [0.0; 6],
             uncertain: false,
             place: None,
         };
@@ -1531,6 +1536,7 @@ mod tests {
             confidence: 0.9,
             value_confidence: 0.9,
             color_confidence: 0.9,
+            value_probabilities: [0.0; 6],
             uncertain,
             place: None,
         };
