@@ -173,9 +173,10 @@ pub struct RefereeView {
     /// played (a meeple whose rank was not seen, a Change spell whose direction the die
     /// shows later): the user may say, else the tables to come decide.
     pub undecided: Vec<Vec<Action>>,
-    /// The dice of the round's roll read unsure that nothing has shown since: the players
+    /// The dice of the round's roll read unsure that nothing has shown since, each with
+    /// the reader's probability of each value while it lay in the roll area: the players
     /// may say what each is, else what follows may.
-    pub unsure_in_roll: Vec<Die>,
+    pub unsure_in_roll: Vec<(Die, Option<[f32; 6]>)>,
     /// The placements and bonus meeples of the round confirmed without a sure reading of
     /// their meeple's rank (their index in the record, and the action as recorded): the
     /// players may say.
@@ -444,7 +445,7 @@ fn referee_view(referee: &Referee, previous: &RefereeView, events: &[RefereeEven
         active_flag: referee.active_flag().cloned(),
         active_desync: referee.active_desync().cloned(),
         undecided: undecided(referee),
-        unsure_in_roll: referee.unsure_in_roll().to_vec(),
+        unsure_in_roll: unsure_in_roll(referee),
         unsure_ranks: unsure_ranks(referee),
         events: words.into(),
         over: referee.state().is_over(),
@@ -465,6 +466,13 @@ fn undecided(referee: &Referee) -> Vec<Vec<Action>> {
         return Vec::new();
     }
     undecided.into_iter().map(<[Action]>::to_vec).collect()
+}
+
+/// The referee's unsure dice of the roll, each with the reader's probabilities.
+fn unsure_in_roll(referee: &Referee) -> Vec<(Die, Option<[f32; 6]>)> {
+    (referee.unsure_in_roll().iter())
+        .map(|&die| (die, referee.roll_odds(die)))
+        .collect()
 }
 
 /// The frame as the window shows it.
@@ -834,7 +842,7 @@ impl Worker {
         if !events.is_empty()
             || self.snapshot.referee.record.is_none()
             || self.snapshot.referee.undecided != undecided(referee)
-            || self.snapshot.referee.unsure_in_roll != referee.unsure_in_roll()
+            || self.snapshot.referee.unsure_in_roll != unsure_in_roll(referee)
             // The indices suffice: a record rewritten there comes with events.
             || (self.snapshot.referee.unsure_ranks.iter().map(|(i, _)| *i))
                 .ne(referee.unsure_ranks())

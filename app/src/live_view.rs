@@ -227,13 +227,18 @@ pub fn live_view_ui(
                     .color(Color32::WHITE)
                     .strong(),
             );
-            for was in unsure {
+            for (was, odds) in unsure {
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(format!("Read as the {was}:")).color(Color32::WHITE));
-                    for value in DieValue::ALL {
+                    for (value, p) in DieValue::ALL.into_iter().zip(odds.unwrap_or_default()) {
                         let is = Die::new(was.color, value);
                         let request = LiveRequest::PutRight { was: *was, is };
                         answer_button(ui, &is.to_string(), is == *was, request, commands);
+                        // The reader's probability, where it gave the value a chance.
+                        if p >= 0.05 {
+                            let words = format!("{:.0} %", p * 100.0);
+                            ui.label(RichText::new(words).small().color(Color32::WHITE));
+                        }
                     }
                 });
             }

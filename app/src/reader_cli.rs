@@ -68,6 +68,9 @@ pub fn detect(out: &mut impl Write, options: &DetectOptions<'_>) -> Result<Outco
     Ok(Outcome::Ok)
 }
 
+/// The summary names the second likeliest value of an unsure die from this probability.
+const RUNNER_UP_SHOWN: f32 = 0.15;
+
 fn write_summary(out: &mut impl Write, path: &Path, reading: &Reading, ms: f64) -> Result<()> {
     writeln!(
         out,
@@ -79,16 +82,27 @@ fn write_summary(out: &mut impl Write, path: &Path, reading: &Reading, ms: f64) 
         reading.meeples.len()
     )?;
     for die in &reading.dice {
+        // An unsure die with what else it may show, when the reader gave it a chance: the
+        // two likeliest values and their probabilities.
+        let unsure = match die.runner_up() {
+            _ if !die.uncertain => String::new(),
+            Some((value, p)) if p >= RUNNER_UP_SHOWN => format!(
+                "  uncertain ({}: {:.0} %, {value}: {:.0} %)",
+                die.value,
+                die.value_confidence * 100.0,
+                p * 100.0
+            ),
+            _ => "  uncertain".to_owned(),
+        };
         writeln!(
             out,
-            "  die     {:<7} {}   at {:>5.0},{:<5.0} {:>4.0} %{}{}",
+            "  die     {:<7} {}   at {:>5.0},{:<5.0} {:>4.0} %{}{unsure}",
             die.color.name(),
             die.value,
             (die.box_px[0] + die.box_px[2]) / 2.0,
             (die.box_px[1] + die.box_px[3]) / 2.0,
             die.confidence * 100.0,
             place_words(die.place.as_ref()),
-            if die.uncertain { "  uncertain" } else { "" }
         )?;
     }
     for meeple in &reading.meeples {

@@ -431,6 +431,16 @@ fn detect_reads_a_real_photo_as_json() {
             "{b:?}"
         );
         assert!((0.0..=1.0).contains(&die["confidence"].as_f64().unwrap()));
+        // The probability of each value, the value read the likeliest.
+        let p: Vec<f64> = (die["value_probabilities"].as_array().unwrap().iter())
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert!(
+            p.len() == 6 && (p.iter().sum::<f64>() - 1.0).abs() < 1e-3,
+            "{p:?}"
+        );
+        let value = die["value"].as_u64().unwrap() as usize;
+        assert!(p.iter().all(|&q| q <= p[value - 1]), "{p:?}");
     }
 }
 

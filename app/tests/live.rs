@@ -689,9 +689,19 @@ fn a_die_of_the_roll_read_unsure_is_asked_of_the_players_and_put_right() {
         )
     };
     step_until(&mut harness, "the question", |h| {
-        snapshot(h).referee.unsure_in_roll.contains(&three)
+        snapshot(h)
+            .referee
+            .unsure_in_roll
+            .iter()
+            .any(|(d, _)| *d == three)
     });
     assert!(roll_has(&harness, three), "the roll as read");
+    // The reader's probabilities of its values, which the question shows beside them.
+    let odds = (snapshot(&harness).referee.unsure_in_roll.iter())
+        .find_map(|(d, odds)| (*d == three).then_some(*odds))
+        .flatten()
+        .expect("the reader's value probabilities");
+    assert!((odds.iter().sum::<f32>() - 1.0).abs() < 0.02, "{odds:?}");
     assert!(
         harness
             .query_by_label_contains("The camera was not sure of a die of the roll")
@@ -702,7 +712,7 @@ fn a_die_of_the_roll_read_unsure_is_asked_of_the_players_and_put_right() {
     step_until(&mut harness, "the roll put right", |h| roll_has(h, two));
     assert!(!roll_has(&harness, three));
     let referee = &snapshot(&harness).referee;
-    assert!(!referee.unsure_in_roll.contains(&three));
+    assert!(!referee.unsure_in_roll.iter().any(|(d, _)| *d == three));
     assert!(
         (referee.events.iter()).any(|e| e.contains("the players say it is the purple 2")),
         "{:?}",

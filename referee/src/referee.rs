@@ -1174,6 +1174,15 @@ impl Referee {
         &self.roll_unsure
     }
 
+    /// The reader's mean probability of each value of `die`, a die of the roll read unsure
+    /// ([`Referee::unsure_in_roll`]), over the tables that showed it in the roll area;
+    /// `None` where it gave none.
+    pub fn roll_odds(&self, die: Die) -> Option<[f32; 6]> {
+        (self.roll_odds.iter())
+            .find(|o| o.die == die)
+            .map(|o| o.mean().map(|permille| permille as f32 / 1000.0))
+    }
+
     /// The players say that `was`, a die of the roll read unsure, is `is`: the roll and
     /// the actions after it are confirmed again with it, and a note says so. `is` equal to
     /// `was` says the reading was right: the record stays and the die is no longer unsure.

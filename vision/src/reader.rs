@@ -188,6 +188,16 @@ pub struct DieReading {
     pub place: Option<MatPlace>,
 }
 
+impl DieReading {
+    /// The value the reader found likeliest after the one read, and its probability.
+    pub fn runner_up(&self) -> Option<(u8, f32)> {
+        (1..=6u8)
+            .zip(self.value_probabilities)
+            .filter(|&(value, _)| value != self.value)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
 /// One meeple as read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MeepleReading {
