@@ -13,7 +13,7 @@ use crate::explain::{Attempt, SearchLimits, Solution, closest, explain, illegal_
 use crate::journal::{JournalNotes, NotesFile, digest};
 use crate::observation::{Observation, Place};
 use crate::settle::{SettleRule, Settler};
-use crate::view::{Expected, Seen, Spot, compare, dice_difference};
+use crate::view::{Expected, Seen, Spot, TopPillar, compare, dice_difference};
 use crate::vote::Voter;
 
 /// How the referee decides.
@@ -450,7 +450,7 @@ impl Referee {
         &self,
         amended: &'a [(Amendment, Vec<Solution>)],
         seen: &Seen,
-        expected: &Expected,
+        arrived: &[(Option<TopPillar>, Die)],
     ) -> Option<ByOdds<'a>> {
         let explaining: Vec<&(Amendment, Vec<Solution>)> =
             amended.iter().filter(|(_, s)| !s.is_empty()).collect();
@@ -459,7 +459,7 @@ impl Referee {
             return None;
         }
         let roll = self.roll_odds.iter().find(|o| o.die == was)?.mean();
-        let arrived: Vec<_> = (seen.dice_arrived(expected).into_iter())
+        let arrived: Vec<_> = (arrived.iter())
             .filter(|(_, die)| die.color == was.color)
             .collect();
         let there = match arrived.as_slice() {
@@ -579,11 +579,16 @@ impl Referee {
         let expected = Expected::of(&self.state);
         let explaining = match explained_by_one(&amended) {
             Some((a, s)) => Some((a.clone(), s)),
-            None => match self.chosen_by_odds(&amended, seen, &expected) {
-                Some(ByOdds::Amend((a, s))) => Some((a.clone(), s.clone())),
-                Some(ByOdds::AsRecorded) => None,
-                None => explained_as_read(&amended, seen, &expected),
-            },
+            // Several amended games explain the table: the dice that arrived tell them apart.
+            None if amended.iter().any(|(_, s)| !s.is_empty()) => {
+                let arrived = seen.dice_arrived(&expected);
+                match self.chosen_by_odds(&amended, seen, &arrived) {
+                    Some(ByOdds::Amend((a, s))) => Some((a.clone(), s.clone())),
+                    Some(ByOdds::AsRecorded) => None,
+                    None => explained_as_read(&amended, &arrived),
+                }
+            }
+            None => None,
         };
         if let Some((amendment, solutions)) = explaining {
             self.amend(&amendment, "what followed shows", frame, &mut events);
@@ -1056,12 +1061,8 @@ impl Referee {
         let Some(at) = self.roll_at() else {
             return;
         };
-        for (was, _) in &again.changed {
-            if let Some(i) = self.roll_unsure.iter().position(|d| d == was) {
-                self.roll_unsure.remove(i);
-            }
-        }
         let (was, is): (Vec<Die>, Vec<Die>) = again.changed.iter().copied().unzip();
+        self.roll_unsure = without(&self.roll_unsure, &was);
         let text = format!(
             "The {} of the roll were read unsure; the roll area now shows the {}, read surely: the record is put right.",
             and_list(&was),
@@ -1438,19 +1439,13 @@ fn explained_by_one(amended: &[(Amendment, Vec<Solution>)]) -> Option<(&Amendmen
 }
 
 /// Of the amendments whose game explains the table, those whose die is one of the dice that
-/// arrived on a pillar or in the mana pool of `seen` as read there, where `expected` has
-/// none ([`Seen::dice_arrived`]), when they lead to one game: several values of a die may
-/// each explain a move that the rules allow, and the reading where the die went tells them
-/// apart.
+/// `arrived` on a pillar or in the mana pool as read there ([`Seen::dice_arrived`]), when
+/// they lead to one game: several values of a die may each explain a move that the rules
+/// allow, and the reading where the die went tells them apart.
 fn explained_as_read(
     amended: &[(Amendment, Vec<Solution>)],
-    seen: &Seen,
-    expected: &Expected,
+    arrived: &[(Option<TopPillar>, Die)],
 ) -> Option<(Amendment, Vec<Solution>)> {
-    if amended.is_empty() {
-        return None;
-    }
-    let arrived = seen.dice_arrived(expected);
     let read: Vec<(Amendment, Vec<Solution>)> = (amended.iter())
         .filter(|(a, _)| arrived.iter().any(|&(_, die)| die == a.is))
         .cloned()
