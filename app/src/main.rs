@@ -138,7 +138,8 @@ enum Command {
         #[arg(long)]
         truth_boxes: bool,
         /// Read as a camera's frames are (each crop once, the finder looking once), not as
-        /// photos (four turns, coarse looks for close dice, a second look for small ones).
+        /// photos (each crop with its mirror image, coarse looks for close dice, a second
+        /// look for small ones).
         #[arg(long)]
         live: bool,
         /// Also write every false item (a reading that matches no labelled item) to this

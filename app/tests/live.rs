@@ -724,9 +724,10 @@ fn a_die_of_the_roll_read_unsure_is_asked_of_the_players_and_put_right() {
 #[test]
 fn the_rank_of_a_meeple_read_unsure_is_asked_of_the_players() {
     // Frames 0-71 of a rendered game (seed 12, 1280x720), some passed over: Green rolls,
-    // then puts the purple 3 with the master on the central tower. The shipped reader is
-    // unsure of the meeple's rank, and the reserve as read makes it an apprentice: the
-    // placement is recorded so, and the players are asked (tests/fixtures/live-rank).
+    // then puts the purple 3 with the master on the central tower. The shipped reader reads
+    // the meeple's rank right but unsure: the placement is recorded with the master, and
+    // the players are asked (tests/fixtures/live-rank). Their word stands: here they name
+    // the other rank, and the record follows it.
     let dir = fixtures().join("live-rank");
     let mut harness = with_game(&dir);
     watch_recording(&mut harness, &dir);
@@ -736,18 +737,17 @@ fn the_rank_of_a_meeple_read_unsure_is_asked_of_the_players() {
     step_until(&mut harness, "the question", |h| {
         !snapshot(h).referee.unsure_ranks.is_empty()
     });
-    let apprentice =
-        "Green places the purple 3 with an apprentice on pillar 1 of the central tower";
-    assert_eq!(placed(&harness).as_deref(), Some(apprentice));
+    let master = "Green places the purple 3 with a master on pillar 1 of the central tower";
+    assert_eq!(placed(&harness).as_deref(), Some(master));
     assert!(
         harness
             .query_by_label_contains("The camera was not sure of a meeple's rank")
             .is_some()
     );
-    assert!(harness.query_by_label("an apprentice (as read)").is_some());
-    click(&mut harness, "the master");
+    assert!(harness.query_by_label("the master (as read)").is_some());
+    click(&mut harness, "an apprentice");
     step_until(&mut harness, "the rank named", |h| {
-        placed(h).is_some_and(|p| p.contains("with a master"))
+        placed(h).is_some_and(|p| p.contains("with an apprentice"))
     });
     assert!(snapshot(&harness).referee.unsure_ranks.is_empty());
     assert!(

@@ -105,7 +105,7 @@ fn reader(c: &mut Criterion) {
     );
     group.finish();
     println!(
-        "{} items found in the 1280x720 frame (a photo's crop is read in its four quarter turns, a camera's once; one crop a reader call)",
+        "{} items found in the 1280x720 frame (a photo's crop is read with its mirror image, a camera's once; one crop a reader call)",
         found.len()
     );
 }

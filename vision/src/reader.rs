@@ -243,8 +243,8 @@ pub struct ReaderSettings {
     pub sure_kind: f32,
     pub sure_value: f32,
     pub sure_color: f32,
-    /// How many turned views of each crop are read.
-    pub turns: Turns,
+    /// Which views of each crop are read.
+    pub views: Views,
     /// The finder finds dice best at a scale, whatever the frame's size: when its first
     /// look (the frame shrunk to FINDER_LONG_PX) finds dice smaller than this many of its
     /// pixels, or nothing at all, it looks again at the scale where the small dice it found
@@ -264,26 +264,33 @@ pub struct ReaderSettings {
     pub speck_share: Option<f32>,
 }
 
-/// Each crop read in this many views, turned by half or quarter turns, and the
-/// probabilities of a die's value and colour averaged: they do not depend on how the die
-/// lies, and the average of four views misreads fewer dice than one (`models/README.md`),
-/// for four times the reader's work. Kind, player and rank come from the crop as it is:
-/// meeples stand upright in the frame.
+/// The views of each crop that the reader reads. The probabilities of a die's value and
+/// colour are averaged over them; kind, player and rank come from the crop as it is
+/// (meeples stand upright in the frame).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Turns {
-    One = 1,
-    Two = 2,
-    Four = 4,
+pub enum Views {
+    /// The crop as it is: a camera's frames, read many times a second and voted over.
+    One,
+    /// The crop and its mirror image, left and right swapped, for photos. A face's pips
+    /// are their own mirror image turned, and a mirror keeps which face is on top: the
+    /// reader learnt the dice it sees obliquely upright, their side faces below the top
+    /// face (`train_reader.py --upright-tilt`), which a turned view would lose. The two
+    /// views misread fewer dice than one, and fewer than four quarter turns
+    /// (`models/HISTORY.md`).
+    Mirrored,
 }
 
-impl Turns {
-    pub fn count(self) -> usize {
-        self as usize
+impl Views {
+    fn count(self) -> usize {
+        match self {
+            Views::One => 1,
+            Views::Mirrored => 2,
+        }
     }
 }
 
 impl Default for ReaderSettings {
-    /// For photos and single frames: every crop read in its four quarter turns.
+    /// For photos and single frames: every crop read with its mirror image.
     fn default() -> Self {
         ReaderSettings {
             find_threshold: 0.3,
@@ -292,7 +299,7 @@ impl Default for ReaderSettings {
             sure_kind: 0.8,
             sure_value: 0.8,
             sure_color: 0.7,
-            turns: Turns::Four,
+            views: Views::Mirrored,
             second_look: Some(SECOND_LOOK_DIE_PX),
             coarse_look: true,
             speck_share: Some(SPECK_SHARE),
@@ -311,7 +318,7 @@ impl ReaderSettings {
     /// These settings' thresholds, with the camera's reading and looks.
     pub fn for_camera(self) -> Self {
         ReaderSettings {
-            turns: Turns::One,
+            views: Views::One,
             second_look: None,
             coarse_look: false,
             ..self
@@ -841,16 +848,14 @@ impl DiceReader {
         Ok(reading)
     }
 
-    /// Runs the reader on the crop around `box_px` in each of its `settings.turns` views:
+    /// Runs the reader on the crop around `box_px` in each of its `settings.views`:
     /// the row of each head's probabilities (value and colour averaged over the views).
     fn read_crop(
         &mut self,
         image: &RgbImage,
         box_px: BoxPx,
     ) -> Result<[f32; READER_OUTPUTS], VisionError> {
-        let turns = self.settings.turns.count();
-        // Two turns are a half turn apart, four a quarter.
-        let step = 4 / turns;
+        let views = self.settings.views.count();
         crop_square(image, box_px, READER_CONTEXT, &mut self.crop);
         let side = (self.crop.len() / 3).isqrt() as u32;
         let source = ImageRef::new(side, side, &self.crop, PixelType::U8x3)
@@ -859,8 +864,8 @@ impl DiceReader {
             .resize(&source, &mut self.crop_small, &resize_options())
             .map_err(|e| model_error("crop", e))?;
         let mut probabilities = [0.0; READER_OUTPUTS];
-        for turn in 0..turns {
-            write_turned(self.crop_small.buffer(), turn * step, &mut self.input);
+        for view in 0..views {
+            write_view(self.crop_small.buffer(), view == 1, &mut self.input);
             let input = Tensor::from_shape(&READER_INPUT, &self.input)
                 .map_err(|e| model_error("reader input", e))?;
             let outputs = (self.reader)
@@ -874,7 +879,7 @@ impl DiceReader {
                 .ok_or_else(|| model_error("models/reader.onnx", "an output not in one piece"))?;
             // Kind, player and rank from the crop as it is (meeples stand upright in the
             // frame, and the reader learnt them so); value and colour averaged.
-            if turn == 0 {
+            if view == 0 {
                 for head in [KIND_COLUMNS, PLAYER_COLUMNS, RANK_COLUMNS] {
                     probabilities[head.clone()].copy_from_slice(&softmax(&row[head]));
                 }
@@ -882,7 +887,7 @@ impl DiceReader {
             for head in [VALUE_COLUMNS, COLOR_COLUMNS] {
                 let mean = &mut probabilities[head.clone()];
                 for (m, p) in mean.iter_mut().zip(softmax(&row[head])) {
-                    *m += p / turns as f32;
+                    *m += p / views as f32;
                 }
             }
         }
@@ -1046,21 +1051,15 @@ fn without_duplicates<T>(mut items: Vec<T>, key: impl Fn(&T) -> (BoxPx, f32)) ->
     kept
 }
 
-/// An RGB crop of READER_PX square turned by `quarters` quarter turns (as `torch.rot90`
-/// turns the (y, x) planes: the first quarter takes the right column to the top row), into
-/// the reader's planar input scaled to 0..1.
-fn write_turned(pixels: &[u8], quarters: usize, sample: &mut [f32]) {
+/// An RGB crop of READER_PX square, or its mirror image (left and right swapped), into the
+/// reader's planar input scaled to 0..1.
+fn write_view(pixels: &[u8], mirrored: bool, sample: &mut [f32]) {
     let n = READER_PX as usize;
     let plane = n * n;
     for y in 0..n {
         for x in 0..n {
-            let (from_y, from_x) = match quarters % 4 {
-                0 => (y, x),
-                1 => (x, n - 1 - y),
-                2 => (n - 1 - y, n - 1 - x),
-                _ => (n - 1 - x, y),
-            };
-            let from = (from_y * n + from_x) * 3;
+            let from_x = if mirrored { n - 1 - x } else { x };
+            let from = (y * n + from_x) * 3;
             for c in 0..3 {
                 sample[c * plane + y * n + x] = f32::from(pixels[from + c]) / 255.0;
             }
@@ -1638,22 +1637,17 @@ mod tests {
     }
 
     #[test]
-    fn quarter_turns_match_torch_rot90() {
-        // torch.rot90(x, 1, dims=(2, 3)) of a 2x2 [[a, b], [c, d]] is [[b, d], [a, c]]:
-        // on the reader's 40x40 grid, the top-right pixel moves to the top-left.
+    fn the_mirror_view_swaps_left_and_right_and_keeps_the_top_on_top() {
+        // The green of the pixel second from the left of the top row, planes in RGB order.
         let n = READER_PX as usize;
         let mut pixels = vec![0u8; n * n * 3];
-        pixels[(n - 1) * 3] = 255;
-        let mut turned = vec![0.0; 3 * n * n];
-        write_turned(&pixels, 1, &mut turned);
-        assert_eq!(turned[0], 1.0);
-        write_turned(&pixels, 2, &mut turned);
-        assert_eq!(turned[(n - 1) * n], 1.0);
-        write_turned(&pixels, 3, &mut turned);
-        assert_eq!(turned[n * n - 1], 1.0);
-        write_turned(&pixels, 0, &mut turned);
-        assert_eq!(turned[n - 1], 1.0);
-        assert_eq!(turned.iter().filter(|&&v| v > 0.0).count(), 1);
+        pixels[3 + 1] = 255;
+        let mut view = vec![0.0; 3 * n * n];
+        write_view(&pixels, false, &mut view);
+        assert_eq!(view[n * n + 1], 1.0);
+        write_view(&pixels, true, &mut view);
+        assert_eq!(view[n * n + n - 2], 1.0);
+        assert_eq!(view.iter().filter(|&&v| v > 0.0).count(), 1);
     }
 
     #[test]
