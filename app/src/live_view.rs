@@ -11,7 +11,7 @@ use egui::{
     TextureOptions, Ui, Vec2, WidgetInfo,
 };
 
-use rules::{Die, DieValue, PillarIndex, Rank, TowerId};
+use rules::{Action, Die, DieValue, PillarIndex, Rank, TowerId};
 use vision::CameraStatus;
 
 use crate::app::Command;
@@ -202,15 +202,20 @@ pub fn live_view_ui(
                     .color(Color32::WHITE)
                     .strong(),
             );
+            let differing = differing_moves(undecided);
             for actions in undecided {
-                let words = actions
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; ");
+                let words = |shown: &mut dyn Iterator<Item = &Action>| {
+                    shown
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                };
+                let all = words(&mut actions.iter());
                 if ui
-                    .button(words)
-                    .on_hover_text("The referee plays it. Else the next tables decide.")
+                    .button(words(&mut differing.iter().filter_map(|&i| actions.get(i))))
+                    .on_hover_text(format!(
+                        "The referee plays it. Else the next tables decide. All of it: {all}."
+                    ))
                     .clicked()
                 {
                     commands.push(Command::Live(LiveRequest::Play(actions.clone())));
@@ -287,6 +292,18 @@ pub fn live_view_ui(
 
 /// A button that answers one of the referee's questions with `request`, "(as read)" after
 /// the answer the camera gave.
+/// Where the explanations of a table differ (indices into each): the moves a player tells
+/// them apart by, without those they share.
+fn differing_moves(explanations: &[Vec<Action>]) -> Vec<usize> {
+    let longest = explanations.iter().map(Vec::len).max().unwrap_or(0);
+    (0..longest)
+        .filter(|&i| {
+            let first = explanations.first().and_then(|e| e.get(i));
+            explanations.iter().any(|e| e.get(i) != first)
+        })
+        .collect()
+}
+
 fn answer_button(
     ui: &mut Ui,
     words: &str,
@@ -494,6 +511,24 @@ pub fn panel_width(window_width: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_question_of_several_moves_shows_only_where_they_differ() {
+        use rules::{Direction, PlayerColor, SpellEffect};
+        let end = Action::EndTurn {
+            player: PlayerColor::Red,
+        };
+        let change = |direction| Action::Cast {
+            player: PlayerColor::Red,
+            effect: SpellEffect::Change { direction },
+            via_manipulation: false,
+        };
+        let up = vec![change(Direction::Up), end.clone()];
+        let down = vec![change(Direction::Down), end.clone()];
+        assert_eq!(differing_moves(&[up.clone(), down.clone()]), vec![0]);
+        assert_eq!(differing_moves(&[up.clone(), up[..1].to_vec()]), vec![1]);
+        assert_eq!(differing_moves(&[up.clone(), up]), Vec::<usize>::new());
+    }
 
     #[test]
     fn the_panel_leaves_the_table_its_room() {

@@ -189,8 +189,8 @@ enum Command {
         #[arg(long)]
         save_readings: Option<PathBuf>,
         /// Players who answer the referee's questions (what a die of the roll read unsure
-        /// shows, the rank of a meeple placed unsure) from this game record, the true one of a
-        /// rendered game: what answering does.
+        /// shows, the rank of a meeple placed unsure, after 2 s which of several moves was
+        /// made) from this game record, the true one of a rendered game: what answering does.
         #[arg(long)]
         answers: Option<PathBuf>,
     },

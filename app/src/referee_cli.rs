@@ -15,8 +15,8 @@
 //! without the reader's errors. It never reads the labels' `truth` nor `game.json` (the
 //! answer). `--setup` takes a game record and uses only its set-up. `--answers RECORD`
 //! stands for players who answer the referee's questions (what a die of the roll read unsure
-//! shows, the rank of a meeple placed unsure) from the game's true record, to measure what
-//! answering does.
+//! shows, the rank of a meeple placed unsure, which of several moves was made) from the
+//! game's true record, to measure what answering does.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -75,7 +75,8 @@ pub struct RefereeOptions<'a> {
     /// Stop after this long (a camera never ends by itself).
     pub limit: Option<Duration>,
     /// A game record (the true one of a rendered game) from which the players answer the
-    /// referee's questions (a die of the roll, a meeple's rank) as soon as it asks.
+    /// referee's questions (a die of the roll, a meeple's rank) as soon as it asks, and
+    /// which of several moves was made once that question has stood for 2 s.
     pub answers: Option<&'a Path>,
 }
 
@@ -506,6 +507,10 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
     // The same for the ranks of meeples put (placements, bonus meeples).
     let mut named = BTreeSet::new();
     let mut renamed = 0;
+    // The frame since which the referee has asked which of several moves was made, and
+    // how many times the players answered.
+    let mut undecided_since = None;
+    let mut chosen = 0;
     let started = Instant::now();
     let mut frames = 0u64;
     loop {
@@ -554,6 +559,28 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
                         events.extend(answered);
                     }
                     Err(error) => eprintln!("frame {frame}: the players' answer refused: {error}"),
+                }
+            }
+            // Which of several moves: a question that takes a while to read, answered once
+            // it has stood for ANSWER_MOVE_AFTER_S (what the next tables decide sooner is
+            // never answered).
+            if referee.undecided().len() < 2 {
+                undecided_since = None;
+            } else {
+                let since = *undecided_since.get_or_insert(frame);
+                if (frame - since) as f64 >= ANSWER_MOVE_AFTER_S * options.fps {
+                    undecided_since = None;
+                    if let Some(actions) = true_move(&referee, truth) {
+                        match referee.play(&actions, frame) {
+                            Ok(answered) => {
+                                chosen += 1;
+                                events.extend(answered);
+                            }
+                            Err(error) => {
+                                eprintln!("frame {frame}: the players' answer refused: {error}");
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -617,7 +644,7 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
     }
     if truth.is_some() {
         eprintln!(
-            "the players' answers: {} about dice of the roll read unsure ({put_right} of them another die than read), {} about the ranks of meeples placed ({renamed} of them the other rank)",
+            "the players' answers: {} about dice of the roll read unsure ({put_right} of them another die than read), {} about the ranks of meeples placed ({renamed} of them the other rank), {chosen} about which of several moves was made",
             asked.len(),
             named.len()
         );
@@ -681,6 +708,31 @@ fn answers(referee: &Referee, truth: &GameRecord) -> Vec<(Die, Die)> {
             }
         })
         .collect()
+}
+
+/// How long the referee's question of which of several moves was made stands before the
+/// players who know the truth answer it (seconds of the recording).
+const ANSWER_MOVE_AFTER_S: f64 = 2.0;
+
+/// What the players who know `truth` answer when the referee asks which of several moves
+/// was made: the explanation with which the true record goes on, if one does (a roll's
+/// dice in any order).
+fn true_move(referee: &Referee, truth: &GameRecord) -> Option<Vec<Action>> {
+    let ahead = truth.actions.get(referee.record().actions.len()..)?;
+    let sorted = |dice: &[Die]| {
+        let mut dice = dice.to_vec();
+        dice.sort_unstable();
+        dice
+    };
+    let same = |a: &Action, b: &Action| match (a, b) {
+        (Action::Roll { dice: x }, Action::Roll { dice: y }) => sorted(x) == sorted(y),
+        _ => a == b,
+    };
+    (referee.undecided().into_iter())
+        .find(|actions| {
+            actions.len() <= ahead.len() && actions.iter().zip(ahead).all(|(a, b)| same(a, b))
+        })
+        .map(<[Action]>::to_vec)
 }
 
 /// What the players who know `truth` answer about the meeples whose rank the referee asks:

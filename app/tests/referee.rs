@@ -422,6 +422,87 @@ fn saved_readings_are_refereed_again_as_they_were_read() {
     assert!(stderr.contains("line 4"), "{stderr}");
 }
 
+/// A placement whose meeple is never seen (the oracle's readings of the short game without
+/// it, nor any reserve): Red's master on the blue 5. The table fits it made by an
+/// apprentice too, and while it does the referee asks which; unanswered, it records the
+/// first with a note once the tables show no more difference. Players who answer once the
+/// question has stood 2 s name the move made.
+#[test]
+fn players_who_answer_say_which_of_several_moves_was_made() {
+    let dir = short_game();
+    let work = scratch("which-move");
+    let readings = work.join("readings.jsonl");
+    let frames = dir.to_string_lossy().into_owned();
+    let setup = dir.join("record.json").to_string_lossy().into_owned();
+    let saved = readings.to_string_lossy().into_owned();
+    tablesight_json(&[
+        "referee",
+        &frames,
+        "--setup",
+        &setup,
+        "--oracle",
+        "--json",
+        "--save-readings",
+        &saved,
+    ]);
+    let truth = read_json(&dir.join("record.json"));
+    let actions = truth["actions"].as_array().unwrap();
+    let first = actions
+        .iter()
+        .position(|a| a.get("place").is_some())
+        .unwrap();
+    let place = &actions[first]["place"];
+    assert_eq!(place["rank"], "master");
+    let unseen = |meeple: &Value| {
+        let at = &meeple["place"];
+        at["zone"] == "reserve"
+            || (at["zone"] == "tower"
+                && at["tower"] == place["tower"]
+                && at["pillar"] == place["pillar"])
+    };
+    let text = std::fs::read_to_string(&readings).unwrap();
+    let lines: Vec<String> = (text.lines())
+        .map(|line| {
+            let mut frame: Value = serde_json::from_str(line).unwrap();
+            let meeples = frame["meeples"].as_array_mut().unwrap();
+            meeples.retain(|m| !unseen(m));
+            frame.to_string()
+        })
+        .collect();
+    std::fs::write(&readings, lines.join("\n")).unwrap();
+    let mut args = vec![
+        "referee",
+        &saved,
+        "--setup",
+        &setup,
+        "--json",
+        "--vote-frames",
+        "1",
+    ];
+    let unanswered = tablesight_json(&args);
+    let placed = |output: &Value| output["actions"][first].clone();
+    assert_eq!(placed(&unanswered)["place"]["rank"], "apprentice");
+    assert!(
+        notes_say(
+            &unanswered,
+            "The table did not show which: \"Red places the blue 5"
+        ),
+        "{:#}",
+        unanswered["notes"]
+    );
+    args.extend(["--answers", &setup]);
+    let (code, stdout, stderr) = tablesight(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let answered: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(placed(&answered), actions[first]);
+    assert!(!notes_say(&answered, "Red places the blue 5"));
+    assert!(
+        stderr.contains("about which of several moves was made")
+            && !stderr.contains(" 0 about which"),
+        "{stderr}"
+    );
+}
+
 /// The reader's own readings of a rendered game (`tests/fixtures/readings`): a die of the
 /// roll that the reader was unsure of is put right when the spellbook space of its bonus
 /// shows its value, instead of a false flag on the bonus.
