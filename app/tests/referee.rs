@@ -381,14 +381,14 @@ fn a_killed_referee_resumes_from_its_journal() {
     }
 }
 
-#[test]
-fn saved_readings_are_refereed_again_as_they_were_read() {
+/// The short game refereed by the oracle, its readings saved in the fresh folder `name`:
+/// the oracle's output, the readings' path and the set-up's.
+fn oracle_readings(name: &str) -> (Value, String, String) {
     let dir = short_game();
-    let work = scratch("readings");
-    let readings = work.join("readings.jsonl");
     let frames = dir.to_string_lossy().into_owned();
     let setup = dir.join("record.json").to_string_lossy().into_owned();
-    let saved = readings.to_string_lossy().into_owned();
+    let saved = scratch(name).join("readings.jsonl");
+    let saved = saved.to_string_lossy().into_owned();
     let oracle = tablesight_json(&[
         "referee",
         &frames,
@@ -399,6 +399,12 @@ fn saved_readings_are_refereed_again_as_they_were_read() {
         "--save-readings",
         &saved,
     ]);
+    (oracle, saved, setup)
+}
+
+#[test]
+fn saved_readings_are_refereed_again_as_they_were_read() {
+    let (oracle, saved, setup) = oracle_readings("readings");
     // The oracle's readings are not voted: neither are they read again.
     let again = tablesight_json(&[
         "referee",
@@ -413,10 +419,10 @@ fn saved_readings_are_refereed_again_as_they_were_read() {
         assert_eq!(again[key], oracle[key], "{key}");
     }
     // A damaged line is named.
-    let text = std::fs::read_to_string(&readings).unwrap();
+    let text = std::fs::read_to_string(&saved).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     lines[3] = "{\"frame\": 3, \"dice\": 7}";
-    std::fs::write(&readings, lines.join("\n")).unwrap();
+    std::fs::write(&saved, lines.join("\n")).unwrap();
     let (code, _, stderr) = tablesight(&["referee", &saved, "--setup", &setup, "--json"]);
     assert_ne!(code, 0);
     assert!(stderr.contains("line 4"), "{stderr}");
@@ -429,23 +435,8 @@ fn saved_readings_are_refereed_again_as_they_were_read() {
 /// question has stood 2 s name the move made.
 #[test]
 fn players_who_answer_say_which_of_several_moves_was_made() {
-    let dir = short_game();
-    let work = scratch("which-move");
-    let readings = work.join("readings.jsonl");
-    let frames = dir.to_string_lossy().into_owned();
-    let setup = dir.join("record.json").to_string_lossy().into_owned();
-    let saved = readings.to_string_lossy().into_owned();
-    tablesight_json(&[
-        "referee",
-        &frames,
-        "--setup",
-        &setup,
-        "--oracle",
-        "--json",
-        "--save-readings",
-        &saved,
-    ]);
-    let truth = read_json(&dir.join("record.json"));
+    let (_, saved, setup) = oracle_readings("which-move");
+    let truth = read_json(Path::new(&setup));
     let actions = truth["actions"].as_array().unwrap();
     let first = actions
         .iter()
@@ -460,7 +451,7 @@ fn players_who_answer_say_which_of_several_moves_was_made() {
                 && at["tower"] == place["tower"]
                 && at["pillar"] == place["pillar"])
     };
-    let text = std::fs::read_to_string(&readings).unwrap();
+    let text = std::fs::read_to_string(&saved).unwrap();
     let lines: Vec<String> = (text.lines())
         .map(|line| {
             let mut frame: Value = serde_json::from_str(line).unwrap();
@@ -469,7 +460,7 @@ fn players_who_answer_say_which_of_several_moves_was_made() {
             frame.to_string()
         })
         .collect();
-    std::fs::write(&readings, lines.join("\n")).unwrap();
+    std::fs::write(&saved, lines.join("\n")).unwrap();
     let mut args = vec![
         "referee",
         &saved,
