@@ -560,8 +560,8 @@ fn notes_say(output: &Value, words: &str) -> bool {
 }
 
 /// A far camera's roll (`tests/fixtures/live-roll`): the reader reads the purple 2 as a
-/// purple 3, unsure. The roll is recorded as read; players who answer the referee's
-/// question put it right.
+/// purple 3, unsure (and the yellow 6 right, unsure). The roll is recorded as read;
+/// players who answer the referee's questions put it right.
 #[test]
 fn players_who_answer_put_the_unsure_die_of_the_roll_right() {
     let (unanswered, answered, stderr, truth) = with_and_without_answers("live-roll");
@@ -583,7 +583,7 @@ fn players_who_answer_put_the_unsure_die_of_the_roll_right() {
     assert_eq!(roll(&answered), roll(&truth), "the roll as it was thrown");
     assert!(answered["unsure_in_roll"].as_array().unwrap().is_empty());
     assert!(
-        stderr.contains("the players' answers: 1 about dice of the roll read unsure (1 of"),
+        stderr.contains("about dice of the roll read unsure (1 of them another die than read)"),
         "{stderr}"
     );
     assert!(
