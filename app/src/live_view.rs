@@ -204,15 +204,17 @@ pub fn live_view_ui(
             );
             let differing = differing_moves(undecided);
             for actions in undecided {
-                let words = |shown: &mut dyn Iterator<Item = &Action>| {
+                let words = |shown: Vec<&Action>| {
                     shown
+                        .iter()
                         .map(ToString::to_string)
                         .collect::<Vec<_>>()
                         .join("; ")
                 };
-                let all = words(&mut actions.iter());
+                let all = words(actions.iter().collect());
+                let told = words(differing.iter().filter_map(|&i| actions.get(i)).collect());
                 if ui
-                    .button(words(&mut differing.iter().filter_map(|&i| actions.get(i))))
+                    .button(told)
                     .on_hover_text(format!(
                         "The referee plays it. Else the next tables decide. All of it: {all}."
                     ))
@@ -290,8 +292,6 @@ pub fn live_view_ui(
         });
 }
 
-/// A button that answers one of the referee's questions with `request`, "(as read)" after
-/// the answer the camera gave.
 /// Where the explanations of a table differ (indices into each): the moves a player tells
 /// them apart by, without those they share.
 fn differing_moves(explanations: &[Vec<Action>]) -> Vec<usize> {
@@ -304,6 +304,8 @@ fn differing_moves(explanations: &[Vec<Action>]) -> Vec<usize> {
         .collect()
 }
 
+/// A button that answers one of the referee's questions with `request`, "(as read)" after
+/// the answer the camera gave.
 fn answer_button(
     ui: &mut Ui,
     words: &str,
