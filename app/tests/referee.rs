@@ -402,19 +402,25 @@ fn oracle_readings(name: &str) -> (Value, String, String) {
     (oracle, saved, setup)
 }
 
+/// The arguments of `referee` on the saved readings `saved`, each frame as it was read (no
+/// vote over frames again).
+fn as_read<'a>(saved: &'a str, setup: &'a str) -> Vec<&'a str> {
+    vec![
+        "referee",
+        saved,
+        "--setup",
+        setup,
+        "--json",
+        "--vote-frames",
+        "1",
+    ]
+}
+
 #[test]
 fn saved_readings_are_refereed_again_as_they_were_read() {
     let (oracle, saved, setup) = oracle_readings("readings");
     // The oracle's readings are not voted: neither are they read again.
-    let again = tablesight_json(&[
-        "referee",
-        &saved,
-        "--setup",
-        &setup,
-        "--json",
-        "--vote-frames",
-        "1",
-    ]);
+    let again = tablesight_json(&as_read(&saved, &setup));
     for key in ["actions", "flags", "desyncs", "prestige"] {
         assert_eq!(again[key], oracle[key], "{key}");
     }
@@ -461,15 +467,7 @@ fn players_who_answer_say_which_of_several_moves_was_made() {
         })
         .collect();
     std::fs::write(&saved, lines.join("\n")).unwrap();
-    let mut args = vec![
-        "referee",
-        &saved,
-        "--setup",
-        &setup,
-        "--json",
-        "--vote-frames",
-        "1",
-    ];
+    let mut args = as_read(&saved, &setup);
     let unanswered = tablesight_json(&args);
     let placed = |output: &Value| output["actions"][first].clone();
     assert_eq!(placed(&unanswered)["place"]["rank"], "apprentice");
