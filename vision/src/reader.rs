@@ -281,10 +281,12 @@ pub enum Views {
 }
 
 impl Views {
-    fn count(self) -> usize {
+    /// Each view read, in order: whether it is the mirror image. The first is the crop as
+    /// it is.
+    fn mirrored(self) -> &'static [bool] {
         match self {
-            Views::One => 1,
-            Views::Mirrored => 2,
+            Views::One => &[false],
+            Views::Mirrored => &[false, true],
         }
     }
 }
@@ -855,7 +857,7 @@ impl DiceReader {
         image: &RgbImage,
         box_px: BoxPx,
     ) -> Result<[f32; READER_OUTPUTS], VisionError> {
-        let views = self.settings.views.count();
+        let views = self.settings.views.mirrored();
         crop_square(image, box_px, READER_CONTEXT, &mut self.crop);
         let side = (self.crop.len() / 3).isqrt() as u32;
         let source = ImageRef::new(side, side, &self.crop, PixelType::U8x3)
@@ -864,8 +866,8 @@ impl DiceReader {
             .resize(&source, &mut self.crop_small, &resize_options())
             .map_err(|e| model_error("crop", e))?;
         let mut probabilities = [0.0; READER_OUTPUTS];
-        for view in 0..views {
-            write_view(self.crop_small.buffer(), view == 1, &mut self.input);
+        for &mirrored in views {
+            write_view(self.crop_small.buffer(), mirrored, &mut self.input);
             let input = Tensor::from_shape(&READER_INPUT, &self.input)
                 .map_err(|e| model_error("reader input", e))?;
             let outputs = (self.reader)
@@ -879,7 +881,7 @@ impl DiceReader {
                 .ok_or_else(|| model_error("models/reader.onnx", "an output not in one piece"))?;
             // Kind, player and rank from the crop as it is (meeples stand upright in the
             // frame, and the reader learnt them so); value and colour averaged.
-            if view == 0 {
+            if !mirrored {
                 for head in [KIND_COLUMNS, PLAYER_COLUMNS, RANK_COLUMNS] {
                     probabilities[head.clone()].copy_from_slice(&softmax(&row[head]));
                 }
@@ -887,7 +889,7 @@ impl DiceReader {
             for head in [VALUE_COLUMNS, COLOR_COLUMNS] {
                 let mean = &mut probabilities[head.clone()];
                 for (m, p) in mean.iter_mut().zip(softmax(&row[head])) {
-                    *m += p / views as f32;
+                    *m += p / views.len() as f32;
                 }
             }
         }

@@ -162,8 +162,9 @@ fn dice_small_in_a_large_photo_are_read_as_in_a_close_one() {
 /// fixture, the die 0.6 of its side, enlarged to 640x640. The finder's first look sees such
 /// a die at over 300 px and finds its pips as dice; its coarse looks
 /// (`ReaderSettings::coarse_look`) find the die whole: 18 of 18 found and read right, 4
-/// false items (reader 30: two meeples read on the pips of a die the square cuts, two dice
-/// on a purple three's pips, one of them sure; reader 29 read 17 right with 1 false item),
+/// false items (readers 31 and 30; reader 30's: two meeples read on the pips of a die the
+/// square cuts, two dice on a purple three's pips, one of them sure; reader 29 read 17
+/// right with 1 false item),
 /// where the first look alone reads 14 right with 10 false items.
 #[test]
 fn a_die_filling_half_a_close_photo_is_read_whole_not_by_its_pips() {
