@@ -202,7 +202,7 @@ pub fn live_view_ui(
                     .color(Color32::WHITE)
                     .strong(),
             );
-            let differing = differing_moves(undecided);
+            let differing = referee::differing_moves(undecided);
             for actions in undecided {
                 let words = |shown: Vec<&Action>| {
                     shown
@@ -290,18 +290,6 @@ pub fn live_view_ui(
                 ui.label(RichText::new(event.as_str()).small());
             }
         });
-}
-
-/// Where the explanations of a table differ (indices into each): the moves a player tells
-/// them apart by, without those they share.
-fn differing_moves(explanations: &[Vec<Action>]) -> Vec<usize> {
-    let longest = explanations.iter().map(Vec::len).max().unwrap_or(0);
-    (0..longest)
-        .filter(|&i| {
-            let first = explanations.first().and_then(|e| e.get(i));
-            explanations.iter().any(|e| e.get(i) != first)
-        })
-        .collect()
 }
 
 /// A button that answers one of the referee's questions with `request`, "(as read)" after
@@ -513,24 +501,6 @@ pub fn panel_width(window_width: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_question_of_several_moves_shows_only_where_they_differ() {
-        use rules::{Direction, PlayerColor, SpellEffect};
-        let end = Action::EndTurn {
-            player: PlayerColor::Red,
-        };
-        let change = |direction| Action::Cast {
-            player: PlayerColor::Red,
-            effect: SpellEffect::Change { direction },
-            via_manipulation: false,
-        };
-        let up = vec![change(Direction::Up), end.clone()];
-        let down = vec![change(Direction::Down), end.clone()];
-        assert_eq!(differing_moves(&[up.clone(), down.clone()]), vec![0]);
-        assert_eq!(differing_moves(&[up.clone(), up[..1].to_vec()]), vec![1]);
-        assert_eq!(differing_moves(&[up.clone(), up]), Vec::<usize>::new());
-    }
 
     #[test]
     fn the_panel_leaves_the_table_its_room() {

@@ -22,8 +22,8 @@ pub use explain::SearchLimits;
 pub use journal::{JournalNotes, JournalWrite, JournalWriter, NotesFile};
 pub use observation::{Observation, Place, SeenDie, SeenFloor, SeenMeeple, Zone};
 pub use referee::{
-    Desync, Flag, FlagOutcome, Note, NoteKind, Referee, RefereeEvent, RefereeSettings, meeple_put,
-    with_rank,
+    Desync, Flag, FlagOutcome, Note, NoteKind, Referee, RefereeEvent, RefereeSettings,
+    differing_moves, meeple_put, with_rank,
 };
 pub use settle::SettleRule;
 pub use vote::Voter;

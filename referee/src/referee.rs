@@ -843,14 +843,13 @@ impl Referee {
         };
         let others: Vec<&Solution> = solutions.iter().filter(differs).collect();
         if let Some(other) = others.first() {
-            let mut differing: Vec<usize> = others
-                .iter()
-                .flat_map(|o| {
-                    (0..first.actions.len()).filter(|&i| first.actions.get(i) != o.actions.get(i))
-                })
+            let explanations: Vec<&[Action]> = (std::iter::once(first)
+                .chain(others.iter().copied()))
+            .map(|s| s.actions.as_slice())
+            .collect();
+            let differing: Vec<usize> = (differing_moves(&explanations).into_iter())
+                .filter(|&i| i < first.actions.len())
                 .collect();
-            differing.sort_unstable();
-            differing.dedup();
             let words = |actions: &[Action]| {
                 differing
                     .iter()
@@ -1289,6 +1288,19 @@ impl Referee {
     }
 }
 
+/// Where explanations of one table differ (indices into each, in order): the moves that
+/// tell them apart, without those they share.
+pub fn differing_moves<A: AsRef<[Action]>>(explanations: &[A]) -> Vec<usize> {
+    let first: &[Action] = explanations.first().map_or(&[], AsRef::as_ref);
+    let longest = (explanations.iter())
+        .map(|e| e.as_ref().len())
+        .max()
+        .unwrap_or(0);
+    (0..longest)
+        .filter(|&i| (explanations.iter()).any(|e| e.as_ref().get(i) != first.get(i)))
+        .collect()
+}
+
 /// The meeple that an action puts on the table from its player's reserve: a placement's, a
 /// bonus meeple's.
 pub fn meeple_put(action: &Action) -> Option<Meeple> {
@@ -1675,6 +1687,24 @@ mod tests {
                 buried: false,
             },
         )
+    }
+
+    #[test]
+    fn explanations_differ_where_a_move_is_another_or_missing() {
+        use rules::{Direction, SpellEffect};
+        let end = Action::EndTurn {
+            player: PlayerColor::Red,
+        };
+        let change = |direction| Action::Cast {
+            player: PlayerColor::Red,
+            effect: SpellEffect::Change { direction },
+            via_manipulation: false,
+        };
+        let up = vec![change(Direction::Up), end.clone()];
+        let down = vec![change(Direction::Down), end.clone()];
+        assert_eq!(differing_moves(&[up.clone(), down]), vec![0]);
+        assert_eq!(differing_moves(&[up.clone(), up[..1].to_vec()]), vec![1]);
+        assert_eq!(differing_moves(&[up.clone(), up]), Vec::<usize>::new());
     }
 
     #[test]
