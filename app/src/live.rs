@@ -916,6 +916,7 @@ mod tests {
                 value_confidence: 0.95,
                 color_confidence: 0.97,
                 value_probabilities: [0.0; 6],
+                color_probabilities: [0.0; 5],
                 uncertain: false,
                 place: Some(MatPlace::Tower {
                     tower: "tower-b".into(),

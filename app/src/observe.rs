@@ -123,6 +123,8 @@ pub fn observation_of(
             confidence: die.confidence,
             uncertain: die.uncertain || under_meeple,
             value_probabilities: Some(die.value_probabilities),
+            // The reader's first four colours are the game's, in the same order.
+            color_probabilities: die.color_probabilities[..4].try_into().ok(),
         });
     }
     observation
@@ -789,6 +791,7 @@ mod tests {
             value_confidence: 0.97,
             color_confidence: 0.98,
             value_probabilities: [0.0; 6],
+            color_probabilities: [0.0; 5],
             uncertain: false,
             place: Some(place),
         };

@@ -912,6 +912,7 @@ mod tests {
                 value_confidence: 0.9,
                 color_confidence: 0.9,
                 value_probabilities: [0.0; 6],
+                color_probabilities: [0.0; 5],
                 uncertain,
                 place: None,
             }],

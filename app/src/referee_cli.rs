@@ -132,6 +132,7 @@ fn observation_of(frame: u64, fps: f64, labels: &OracleFrame) -> Result<Observat
             confidence: 1.0,
             uncertain: false,
             value_probabilities: None,
+            color_probabilities: None,
         });
     }
     for label in &labels.meeples {

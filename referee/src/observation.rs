@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use rules::{Die, GameState, Meeple, PillarIndex, PlayerColor, Rank, SpellId, TowerId};
+use rules::{Die, DieColor, GameState, Meeple, PillarIndex, PlayerColor, Rank, SpellId, TowerId};
 use serde::{Deserialize, Serialize};
 
 /// Where a die or a meeple was seen, in the words of the game.
@@ -86,6 +86,24 @@ pub struct SeenDie {
     /// may show.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value_probabilities: Option<[f32; 6]>,
+    /// The reader's probability of each of the game's colours, in [`DieColor::ALL`]'s
+    /// order (`None` where no reader read it): what else an unsure die may be.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color_probabilities: Option<[f32; 4]>,
+}
+
+impl SeenDie {
+    /// The likeliest colour of the game other than the one read, when the reader gave it
+    /// at least `at_least`.
+    pub fn second_color(&self, at_least: f32) -> Option<DieColor> {
+        let probabilities = self.color_probabilities?;
+        DieColor::ALL
+            .into_iter()
+            .zip(probabilities)
+            .filter(|&(color, p)| color != self.die.color && p >= at_least)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(color, _)| color)
+    }
 }
 
 /// A meeple as one frame shows it.
@@ -165,6 +183,7 @@ impl Observation {
             confidence: 1.0,
             uncertain: false,
             value_probabilities: None,
+            color_probabilities: None,
         };
         let meeple = |meeple, place| SeenMeeple {
             meeple,

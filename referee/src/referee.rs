@@ -1632,6 +1632,7 @@ mod tests {
             confidence,
             uncertain,
             value_probabilities: None,
+            color_probabilities: None,
         });
         table
     }
@@ -2205,6 +2206,42 @@ mod tests {
         show(&mut referee, &after, &mut frame);
         assert_eq!(referee.record().actions, vec![roll, place]);
         assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
+    #[test]
+    fn a_placed_die_read_unsure_in_another_colour_is_itself_when_the_reader_gave_its_colour_odds() {
+        // Green's die placed and confirmed, then read unsure in another colour and with
+        // another value (as under its meeple, which hides its top) while Red places the
+        // next die: Red's move is confirmed when the reader gave the die's own colour one
+        // chance in five or more, and is not when it gave it less.
+        let (setup, record) = random_game(5);
+        let actions = &record.actions[..5];
+        let (die, pillar) = placement(&actions[1]);
+        assert!(matches!(actions[4], Action::Place { .. }), "{}", actions[4]);
+        let dice = rolled_dice(&actions[0]);
+        let read = (rules::DieColor::ALL.into_iter())
+            .flat_map(|color| rules::DieValue::ALL.map(|value| Die::new(color, value)))
+            .find(|d| d.color != die.color && d.value != die.value && !dice.contains(d))
+            .unwrap();
+        let refereed = |own_color: f32| {
+            let (mut referee, mut frame, mut state) = played_table(&setup, &actions[..2]);
+            for action in &actions[2..] {
+                state = state.play(action).unwrap();
+                let mut table = read_as(Observation::perfect(&state, 0, 0.0), die, pillar, read);
+                let seen = table.dice.iter_mut().find(|d| d.die == read).unwrap();
+                seen.uncertain = true;
+                let mut odds = [0.0; 4];
+                odds[die.color.index()] = own_color;
+                odds[read.color.index()] = 0.9 - own_color;
+                seen.color_probabilities = Some(odds);
+                show(&mut referee, &table, &mut frame);
+            }
+            referee
+        };
+        let referee = refereed(0.3);
+        assert_eq!(referee.record().actions, actions);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+        assert_eq!(refereed(0.1).record().actions, actions[..2]);
     }
 
     #[test]
@@ -2812,6 +2849,7 @@ mod tests {
             confidence: 1.0,
             uncertain: false,
             value_probabilities: None,
+            color_probabilities: None,
         });
         show(&mut referee, &table, &mut frame);
         let desync = referee.active_desync().unwrap().clone();
@@ -2861,6 +2899,7 @@ mod tests {
             confidence: 1.0,
             uncertain: false,
             value_probabilities: None,
+            color_probabilities: None,
         });
         table.meeples.push(crate::observation::SeenMeeple {
             meeple: Meeple {
@@ -3058,6 +3097,7 @@ mod tests {
             confidence: 1.0,
             uncertain: false,
             value_probabilities: None,
+            color_probabilities: None,
         });
         show(&mut referee, &seen, &mut frame);
         assert_eq!(

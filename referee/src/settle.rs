@@ -204,6 +204,7 @@ mod tests {
                 confidence: 1.0,
                 uncertain: false,
                 value_probabilities: None,
+                color_probabilities: None,
             }],
             covered: if hand { vec![Zone::Table] } else { Vec::new() },
             ..Observation::default()

@@ -18,11 +18,28 @@ use rules::{
 
 use crate::observation::{Observation, Place};
 
-/// A die as the comparison sees it: uncertain dice match any die of their colour.
+/// A die as the comparison sees it: uncertain dice match any die of their colour, or of
+/// the colour the reader found nearly as likely.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Reading {
     pub die: Die,
     pub uncertain: bool,
+    /// For a die read unsure, the likeliest other colour of the game when the reader gave
+    /// it at least [`OR_COLOR`] (blue and purple look alike in dim light, and under a
+    /// meeple that hides most of the die's top).
+    pub or_color: Option<DieColor>,
+}
+
+/// The probability the reader must give a second colour for an unsure die to match a die
+/// of that colour too: one chance in five.
+pub(crate) const OR_COLOR: f32 = 0.2;
+
+impl Reading {
+    /// Whether this reading may be a die of `color`: its own colour, or, read unsure, the
+    /// second colour the reader gave it.
+    fn may_be(&self, color: DieColor) -> bool {
+        self.die.color == color || self.or_color == Some(color)
+    }
 }
 
 /// A meeple as the comparison sees it: an uncertain reading matches a meeple of its player
@@ -452,6 +469,7 @@ impl Seen {
             let reading = Reading {
                 die,
                 uncertain: false,
+                or_color: None,
             };
             match at {
                 Some((tower, level, pillar)) => {
@@ -514,6 +532,7 @@ impl Seen {
             let reading = Reading {
                 die: d.die,
                 uncertain: d.uncertain,
+                or_color: d.uncertain.then(|| d.second_color(OR_COLOR)).flatten(),
             };
             if d.uncertain {
                 seen.unsure_dice.push(UnsureDie {
@@ -818,8 +837,9 @@ impl Mismatch {
 pub(crate) fn dice_difference(expected: &[Die], seen: &[Reading]) -> (Vec<Die>, Vec<Die>) {
     difference(
         expected,
-        seen.iter().map(|r| (r.die, r.uncertain)),
-        |a, b| a.color == b.color,
+        seen,
+        |r| (r.die, r.uncertain),
+        |die, r| r.may_be(die.color),
     )
 }
 
@@ -863,32 +883,35 @@ pub(crate) fn meeple_difference(
 ) -> (Vec<Meeple>, Vec<Meeple>) {
     difference(
         expected,
-        seen.iter().map(|r| (r.meeple, r.uncertain)),
-        |a, b| a.player == b.player,
+        seen,
+        |r| (r.meeple, r.uncertain),
+        |meeple, r| meeple.player == r.meeple.player,
     )
 }
 
-/// The pieces of `expected` not seen, and the seen pieces (each with whether it was read
-/// unsure) not expected. Sure readings match their own piece; unsure ones then match the
-/// same piece, else one `alike`.
-fn difference<T: Copy + PartialEq>(
+/// The pieces of `expected` not seen, and the pieces of the `seen` readings (`piece` gives
+/// each one's piece and whether it was read unsure) not expected. Sure readings match their
+/// own piece; unsure ones then match the same piece, else one `alike` the reading.
+fn difference<T: Copy + PartialEq, R>(
     expected: &[T],
-    seen: impl Iterator<Item = (T, bool)>,
-    alike: impl Fn(&T, &T) -> bool,
+    seen: &[R],
+    piece: impl Fn(&R) -> (T, bool),
+    alike: impl Fn(&T, &R) -> bool,
 ) -> (Vec<T>, Vec<T>) {
     let mut missing = expected.to_vec();
     let mut extra = Vec::new();
     let mut unsure = Vec::new();
-    for (piece, uncertain) in seen {
+    for reading in seen {
+        let (piece, uncertain) = piece(reading);
         if uncertain {
-            unsure.push(piece);
+            unsure.push((piece, reading));
         } else if remove(&mut missing, &piece).is_none() {
             extra.push(piece);
         }
     }
-    for piece in unsure {
+    for (piece, reading) in unsure {
         let exact = missing.iter().position(|m| *m == piece);
-        match exact.or_else(|| missing.iter().position(|m| alike(m, &piece))) {
+        match exact.or_else(|| missing.iter().position(|m| alike(m, reading))) {
             Some(i) => {
                 missing.remove(i);
             }

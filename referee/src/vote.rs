@@ -78,15 +78,44 @@ struct Sightings {
     count: u32,
     sure: u32,
     confidence: f32,
-    /// The sum of the reader's value probabilities of the dice sighted with them, and
-    /// how many those were.
-    value_probabilities: [f32; 6],
-    with_probabilities: u32,
+    /// The reader's value and colour probabilities of the dice sighted with them.
+    value_probabilities: Mean<6>,
+    color_probabilities: Mean<4>,
     /// The latest sighting, and the frame of the window it is from.
     example: Piece,
     last: usize,
     /// Sightings not yet used up by a piece voted to show it.
     left: i64,
+}
+
+/// The mean of rows of probabilities, as they are added.
+#[derive(Clone, Copy, Debug)]
+struct Mean<const N: usize> {
+    sum: [f32; N],
+    count: u32,
+}
+
+impl<const N: usize> Mean<N> {
+    fn new() -> Self {
+        Self {
+            sum: [0.0; N],
+            count: 0,
+        }
+    }
+
+    fn add(&mut self, row: Option<[f32; N]>) {
+        if let Some(row) = row {
+            for (sum, p) in self.sum.iter_mut().zip(row) {
+                *sum += p;
+            }
+            self.count += 1;
+        }
+    }
+
+    /// `None` when no row was added.
+    fn get(&self) -> Option<[f32; N]> {
+        (self.count > 0).then(|| self.sum.map(|sum| sum / self.count as f32))
+    }
 }
 
 /// Votes each frame's reading with the frames before it.
@@ -96,7 +125,7 @@ struct Sightings {
 /// count), each showing the value or rank seen most often there. It is flagged uncertain
 /// unless most sightings of what it shows were sure and what it shows was seen in at least
 /// half of the readings; its confidence is the mean of those sightings, and so are a die's
-/// value probabilities where the reader gave them. A frame with a hand over the table
+/// value and colour probabilities where the reader gave them. A frame with a hand over the table
 /// starts the vote again: what the hand moved is a new table. A hand that stops there
 /// ([`Observation::hand_at_rest`]) takes back the window of the table read before the
 /// hand, when that window was whole, and repeats its last reading. A repeated reading
@@ -197,8 +226,8 @@ impl Voter {
                         count: 0,
                         sure: 0,
                         confidence: 0.0,
-                        value_probabilities: [0.0; 6],
-                        with_probabilities: 0,
+                        value_probabilities: Mean::new(),
+                        color_probabilities: Mean::new(),
                         example: *piece,
                         last: index,
                         left: 0,
@@ -207,15 +236,9 @@ impl Voter {
                     seen.left += 1;
                     seen.sure += u32::from(piece.sure());
                     seen.confidence += piece.confidence();
-                    if let Piece::Die(SeenDie {
-                        value_probabilities: Some(p),
-                        ..
-                    }) = piece
-                    {
-                        for (sum, p) in seen.value_probabilities.iter_mut().zip(p) {
-                            *sum += p;
-                        }
-                        seen.with_probabilities += 1;
+                    if let Piece::Die(die) = piece {
+                        seen.value_probabilities.add(die.value_probabilities);
+                        seen.color_probabilities.add(die.color_probabilities);
                     }
                     seen.example = *piece;
                     seen.last = index;
@@ -243,10 +266,8 @@ impl Voter {
                     Piece::Die(die) => voted.dice.push(SeenDie {
                         confidence,
                         uncertain,
-                        value_probabilities: (seen.with_probabilities > 0).then(|| {
-                            (seen.value_probabilities)
-                                .map(|sum| sum / seen.with_probabilities as f32)
-                        }),
+                        value_probabilities: seen.value_probabilities.get(),
+                        color_probabilities: seen.color_probabilities.get(),
                         ..die
                     }),
                     Piece::Meeple(meeple) => voted.meeples.push(SeenMeeple {
@@ -278,6 +299,7 @@ mod tests {
             confidence: 0.9,
             uncertain: false,
             value_probabilities: None,
+            color_probabilities: None,
         }
     }
 
@@ -340,11 +362,12 @@ mod tests {
     }
 
     #[test]
-    fn a_dies_value_probabilities_are_the_mean_of_the_sightings_of_its_value() {
+    fn a_dies_value_and_colour_probabilities_are_the_mean_of_the_sightings_of_its_value() {
         let mut voter = Voter::new(3);
         let roll = Place::RollArea;
-        let read = |value, probabilities| SeenDie {
+        let read = |value, probabilities: [f32; 6]| SeenDie {
             value_probabilities: Some(probabilities),
+            color_probabilities: Some([probabilities[2], 0.0, 0.0, probabilities[1]]),
             ..die(value, roll)
         };
         voter.vote(&frame(0, vec![read(2, [0.0, 0.8, 0.2, 0.0, 0.0, 0.0])]));
@@ -358,6 +381,11 @@ mod tests {
         assert!(
             (p2 - 0.6).abs() < 1e-6 && (p3 - 0.4).abs() < 1e-6,
             "{p2} {p3}"
+        );
+        let [pink, _, _, blue] = voted.dice[0].color_probabilities.unwrap();
+        assert!(
+            (pink - 0.4).abs() < 1e-6 && (blue - 0.6).abs() < 1e-6,
+            "{pink} {blue}"
         );
     }
 

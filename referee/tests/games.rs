@@ -133,6 +133,7 @@ fn staged_table(state: &GameState, attempt: &Action) -> Observation {
         confidence: 1.0,
         uncertain: false,
         value_probabilities: None,
+        color_probabilities: None,
     });
     observation.meeples.push(SeenMeeple {
         meeple: Meeple { player, rank },

@@ -469,6 +469,7 @@ mod tests {
             value_confidence: 1.0,
             color_confidence: 1.0,
             value_probabilities: [0.0; 6],
+            color_probabilities: [0.0; 5],
             uncertain: false,
             place: None,
         }

@@ -180,6 +180,9 @@ pub struct DieReading {
     /// The reader's probability of each value, 1 to 6: what else the die may show, for
     /// whoever weighs an unsure reading against other evidence.
     pub value_probabilities: [f32; 6],
+    /// The reader's probability of each colour, in [`DieColor::ALL`]'s order: what else
+    /// the die may be (blue and purple look alike in dim light, and under a meeple).
+    pub color_probabilities: [f32; 5],
     /// True when any part of the reading is below the reader's settings: report it as
     /// unsure, never as a silent guess.
     pub uncertain: bool,
@@ -918,6 +921,7 @@ impl DiceReader {
                 value_confidence: value_p,
                 color_confidence: color_p,
                 value_probabilities: row[VALUE_COLUMNS].try_into().unwrap_or_default(),
+                color_probabilities: row[COLOR_COLUMNS].try_into().unwrap_or_default(),
                 uncertain: kind_p < settings.sure_kind
                     || value_p < settings.sure_value
                     || color_p < settings.sure_color,
@@ -1419,6 +1423,7 @@ mod tests {
             value_confidence: 0.95,
             color_confidence: 0.95,
             value_probabilities: [0.0; 6],
+            color_probabilities: [0.0; 5],
             uncertain: false,
             place: None,
         };
@@ -1548,6 +1553,7 @@ mod tests {
             value_confidence: 0.9,
             color_confidence: 0.9,
             value_probabilities: [0.0; 6],
+            color_probabilities: [0.0; 5],
             uncertain,
             place: None,
         };
