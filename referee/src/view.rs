@@ -18,8 +18,8 @@ use rules::{
 
 use crate::observation::{Observation, Place};
 
-/// A die as the comparison sees it: uncertain dice match any die of their colour, or of
-/// the colour the reader found nearly as likely.
+/// A die as the comparison sees it: uncertain dice match any die of their colour, else of
+/// the second colour the reader gave them a fair chance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Reading {
     pub die: Die,
@@ -35,10 +35,14 @@ pub(crate) struct Reading {
 pub(crate) const OR_COLOR: f32 = 0.2;
 
 impl Reading {
-    /// Whether this reading may be a die of `color`: its own colour, or, read unsure, the
-    /// second colour the reader gave it.
-    fn may_be(&self, color: DieColor) -> bool {
-        self.die.color == color || self.or_color == Some(color)
+    /// How well this reading fits a die of `color`: 0 its own colour, 1 (read unsure) the
+    /// second colour the reader gave it, else not at all.
+    fn fits(&self, color: DieColor) -> Option<u8> {
+        match color {
+            c if c == self.die.color => Some(0),
+            c if self.or_color == Some(c) => Some(1),
+            _ => None,
+        }
     }
 }
 
@@ -839,7 +843,7 @@ pub(crate) fn dice_difference(expected: &[Die], seen: &[Reading]) -> (Vec<Die>, 
         expected,
         seen,
         |r| (r.die, r.uncertain),
-        |die, r| r.may_be(die.color),
+        |die, r| r.fits(die.color),
     )
 }
 
@@ -885,18 +889,19 @@ pub(crate) fn meeple_difference(
         expected,
         seen,
         |r| (r.meeple, r.uncertain),
-        |meeple, r| meeple.player == r.meeple.player,
+        |meeple, r| (meeple.player == r.meeple.player).then_some(0),
     )
 }
 
 /// The pieces of `expected` not seen, and the pieces of the `seen` readings (`piece` gives
 /// each one's piece and whether it was read unsure) not expected. Sure readings match their
-/// own piece; unsure ones then match the same piece, else one `alike` the reading.
+/// own piece; unsure ones then match the same piece, else the one `alike` the reading best
+/// (the lowest rank it gives; `None` for a piece the reading cannot be).
 fn difference<T: Copy + PartialEq, R>(
     expected: &[T],
     seen: &[R],
     piece: impl Fn(&R) -> (T, bool),
-    alike: impl Fn(&T, &R) -> bool,
+    alike: impl Fn(&T, &R) -> Option<u8>,
 ) -> (Vec<T>, Vec<T>) {
     let mut missing = expected.to_vec();
     let mut extra = Vec::new();
@@ -911,7 +916,13 @@ fn difference<T: Copy + PartialEq, R>(
     }
     for (piece, reading) in unsure {
         let exact = missing.iter().position(|m| *m == piece);
-        match exact.or_else(|| missing.iter().position(|m| alike(m, reading))) {
+        let best_alike = || {
+            (missing.iter().enumerate())
+                .filter_map(|(i, m)| alike(m, reading).map(|rank| (rank, i)))
+                .min()
+                .map(|(_, i)| i)
+        };
+        match exact.or_else(best_alike) {
             Some(i) => {
                 missing.remove(i);
             }
@@ -1111,5 +1122,36 @@ fn describe(dice: &[Die], meeples: &[Meeple]) -> String {
         "nothing".to_owned()
     } else {
         parts.join(" and ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rules::DieValue;
+
+    use super::*;
+
+    #[test]
+    fn an_unsure_die_takes_a_missing_die_of_its_colour_before_one_of_its_second_colour() {
+        let die = |color, value| Die::new(color, DieValue::new(value).unwrap());
+        let unsure = Reading {
+            die: die(DieColor::Blue, 5),
+            uncertain: true,
+            or_color: Some(DieColor::Purple),
+        };
+        let expected = [die(DieColor::Purple, 4), die(DieColor::Blue, 2)];
+        assert_eq!(
+            dice_difference(&expected, &[unsure]),
+            (vec![die(DieColor::Purple, 4)], vec![])
+        );
+        assert_eq!(dice_difference(&expected[..1], &[unsure]), (vec![], vec![]));
+        let sure = Reading {
+            uncertain: false,
+            ..unsure
+        };
+        assert_eq!(
+            dice_difference(&expected[..1], &[sure]),
+            (expected[..1].to_vec(), vec![sure.die])
+        );
     }
 }
