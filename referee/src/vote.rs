@@ -125,8 +125,8 @@ impl<const N: usize> Mean<N> {
 /// count), each showing the value or rank seen most often there. It is flagged uncertain
 /// unless most sightings of what it shows were sure and what it shows was seen in at least
 /// half of the readings; its confidence is the mean of those sightings, and so are a die's
-/// value and colour probabilities where the reader gave them. A frame with a hand over the table
-/// starts the vote again: what the hand moved is a new table. A hand that stops there
+/// value and colour probabilities where the reader gave them. A frame with a hand over the
+/// table starts the vote again: what the hand moved is a new table. A hand that stops there
 /// ([`Observation::hand_at_rest`]) takes back the window of the table read before the
 /// hand, when that window was whole, and repeats its last reading. A repeated reading
 /// ([`Observation::repeated`]) adds no ballot: one reading seen in many frames is still
