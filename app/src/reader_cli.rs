@@ -82,17 +82,30 @@ fn write_summary(out: &mut impl Write, path: &Path, reading: &Reading, ms: f64) 
         reading.meeples.len()
     )?;
     for die in &reading.dice {
-        // An unsure die with what else it may show, when the reader gave it a chance: the
-        // two likeliest values and their probabilities.
-        let unsure = match die.runner_up() {
-            _ if !die.uncertain => String::new(),
-            Some((value, p)) if p >= RUNNER_UP_SHOWN => format!(
-                "  uncertain ({}: {:.0} %, {value}: {:.0} %)",
+        // An unsure die with what else it may be, when the reader gave it a chance: the
+        // two likeliest values, and the two likeliest colours, with their probabilities.
+        let mut odds = Vec::new();
+        if let Some((value, p)) = die.runner_up().filter(|&(_, p)| p >= RUNNER_UP_SHOWN) {
+            odds.push(format!(
+                "{}: {:.0} %, {value}: {:.0} %",
                 die.value,
                 die.value_confidence * 100.0,
                 p * 100.0
-            ),
-            _ => "  uncertain".to_owned(),
+            ));
+        }
+        if let Some((color, p)) = die.color_runner_up().filter(|&(_, p)| p >= RUNNER_UP_SHOWN) {
+            odds.push(format!(
+                "{}: {:.0} %, {}: {:.0} %",
+                die.color.name(),
+                die.color_confidence * 100.0,
+                color.name(),
+                p * 100.0
+            ));
+        }
+        let unsure = match (die.uncertain, odds.is_empty()) {
+            (false, _) => String::new(),
+            (true, true) => "  uncertain".to_owned(),
+            (true, false) => format!("  uncertain ({})", odds.join("; ")),
         };
         writeln!(
             out,
@@ -926,6 +939,26 @@ mod tests {
         let errors = score_picture(&[truth], reading, &mut figures);
         assert_eq!((figures.dice.counted, figures.dice.found), (1, 1));
         ((figures.dice.read_right, errors), figures)
+    }
+
+    #[test]
+    fn the_summary_names_what_else_an_unsure_die_may_be() {
+        let summary = |uncertain| {
+            let mut reading = die_reading(DieColor::Blue, 4, uncertain);
+            let die = &mut reading.dice[0];
+            (die.value_confidence, die.color_confidence) = (0.45, 0.6);
+            die.value_probabilities = [0.05, 0.3, 0.1, 0.45, 0.05, 0.05];
+            die.color_probabilities = [0.02, 0.32, 0.03, 0.6, 0.03];
+            let mut out = Vec::new();
+            write_summary(&mut out, Path::new("table.jpg"), &reading, 20.0).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let unsure = summary(true);
+        assert!(
+            unsure.contains("uncertain (4: 45 %, 2: 30 %; blue: 60 %, purple: 32 %)"),
+            "{unsure}"
+        );
+        assert!(!summary(false).contains("uncertain"));
     }
 
     #[test]

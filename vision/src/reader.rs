@@ -199,6 +199,15 @@ impl DieReading {
             .filter(|&(value, _)| value != self.value)
             .max_by(|a, b| a.1.total_cmp(&b.1))
     }
+
+    /// The colour the reader found likeliest after the one read, and its probability.
+    pub fn color_runner_up(&self) -> Option<(DieColor, f32)> {
+        DieColor::ALL
+            .into_iter()
+            .zip(self.color_probabilities)
+            .filter(|&(color, _)| color != self.color)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
 }
 
 /// One meeple as read.
