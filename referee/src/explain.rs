@@ -545,7 +545,7 @@ fn attempts_from(state: &GameState, seen: &Seen) -> Vec<Attempt> {
             let level = expected.levels[tower.index()];
             let look = &expected.pillars[tower.index()][pillar.index()];
             let (dice, meeples) = seen.on_pillar(tower, level, pillar);
-            let (missing_dice, extra_dice) = dice_difference(&look.dice, &dice);
+            let (missing_dice, extra_dice) = look.dice_difference(&dice, &meeples);
             let (missing_meeples, extra_meeples) = meeple_difference(&look.meeples, &meeples);
             // A die comes from the roll (a die moved from elsewhere is no move of the game).
             if !missing_dice.is_empty()

@@ -2709,6 +2709,47 @@ mod tests {
     }
 
     #[test]
+    fn a_die_under_its_meeple_read_surely_in_another_value_when_the_meeple_goes_unseen_is_itself() {
+        // Under its meeple a die's top face is hidden: the reader reads it unsure under a
+        // meeple it sees, but when it misses the meeple it now and then reads the hidden
+        // value surely (a rendered game: a yellow 2 under Green's master read as a sure
+        // yellow 3 once the master went unseen, and every later move beside it a desync).
+        // The first random game whose first placement is followed by a turn's end and the
+        // next placement.
+        let (setup, record, next) = (0..100)
+            .map(random_game)
+            .find_map(|(setup, record)| {
+                let next = 2
+                    + (record.actions[2..].iter()).position(|a| {
+                        !matches!(a, Action::SkipBonus { .. } | Action::EndTurn { .. })
+                    })?;
+                placement_of(&record.actions[next])?;
+                Some((setup, record, next))
+            })
+            .unwrap();
+        let (die, at) = placement(&record.actions[1]);
+        let wrong = misvalued(die, &rolled_dice(&record.actions[0]));
+        let (mut referee, mut frame, state) = played_table(&setup, &record.actions[..next]);
+        let after = state.play(&record.actions[next]).unwrap();
+        let mut table = read_as(Observation::perfect(&after, 0, 0.0), die, at, wrong);
+        table.meeples.retain(|m| m.place != at);
+        show(&mut referee, &table, &mut frame);
+        assert_eq!(referee.record().actions, record.actions[..=next]);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+        // A die of another colour read there is another die: no move explains the table
+        // (the turn's end may be confirmed, not the next placement).
+        let other = (rules::DieColor::ALL.into_iter())
+            .map(|color| Die::new(color, die.value))
+            .find(|d| d.color != die.color)
+            .unwrap();
+        let (mut referee, mut frame, _) = played_table(&setup, &record.actions[..next]);
+        let mut table = read_as(Observation::perfect(&after, 0, 0.0), die, at, other);
+        table.meeples.retain(|m| m.place != at);
+        show(&mut referee, &table, &mut frame);
+        assert!(referee.record().actions.len() <= next);
+    }
+
+    #[test]
     fn a_meeple_read_unsure_in_the_other_rank_is_the_one_the_reserve_lacks() {
         let (setup, start, roll, rolled, place, placed) = opening(5);
         let (_, pillar) = placement(&place);

@@ -70,6 +70,31 @@ pub(crate) struct PillarLook {
     pub meeples: Vec<Meeple>,
 }
 
+impl PillarLook {
+    /// The dice of this look not seen among a pillar's `dice` and `meeples` as read, and
+    /// the dice read there not in it. A meeple on its die hides the die's top face; the
+    /// reader, which learnt that, reads a die unsure under a meeple it sees, but when it
+    /// misses the meeple it now and then reads the hidden value surely. So where the game
+    /// has a meeple on a die and none is seen there, the dice read there match as if read
+    /// unsure, by colour.
+    pub(crate) fn dice_difference(
+        &self,
+        dice: &[Reading],
+        meeples: &[MeepleReading],
+    ) -> (Vec<Die>, Vec<Die>) {
+        if self.dice.is_empty() || self.meeples.is_empty() || !meeples.is_empty() {
+            return dice_difference(&self.dice, dice);
+        }
+        let hidden: Vec<Reading> = (dice.iter())
+            .map(|r| Reading {
+                uncertain: true,
+                ..*r
+            })
+            .collect();
+        dice_difference(&self.dice, &hidden)
+    }
+}
+
 /// What the rules say the table shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Expected {
@@ -496,9 +521,9 @@ impl Seen {
         for tower in TowerId::ALL {
             let level = expected.levels[tower.index()];
             for pillar in PillarIndex::ALL {
-                let (dice, _) = self.on_pillar(tower, level, pillar);
+                let (dice, meeples) = self.on_pillar(tower, level, pillar);
                 let look = &expected.pillars[tower.index()][pillar.index()];
-                let (_, extra) = dice_difference(&look.dice, &dice);
+                let (_, extra) = look.dice_difference(&dice, &meeples);
                 arrived.extend(extra.into_iter().map(|d| (Some((tower, level, pillar)), d)));
             }
         }
@@ -974,7 +999,7 @@ pub(crate) fn compare(expected: &Expected, seen: &Seen, words: bool) -> Mismatch
             {
                 continue;
             }
-            let (missing_dice, extra_dice) = dice_difference(&look.dice, &dice);
+            let (missing_dice, extra_dice) = look.dice_difference(&dice, &meeples);
             let (missing_meeples, extra_meeples) = meeple_difference(&look.meeples, &meeples);
             // A pillar that shows nothing at all of what the game has there may be hidden
             // behind a taller tower: what is missing counts only beside something seen that
