@@ -71,6 +71,10 @@ pub fn detect(out: &mut impl Write, options: &DetectOptions<'_>) -> Result<Outco
 /// The summary names the second likeliest value of an unsure die from this probability.
 const RUNNER_UP_SHOWN: f32 = 0.15;
 
+/// Below this probability of its likeliest value an unsure die's value is not guessed at in
+/// the summary: the reader's odds are near even (1 in 6 each), as for a die under a meeple.
+const VALUE_UNREADABLE: f32 = 0.25;
+
 fn write_summary(out: &mut impl Write, path: &Path, reading: &Reading, ms: f64) -> Result<()> {
     writeln!(
         out,
@@ -85,7 +89,9 @@ fn write_summary(out: &mut impl Write, path: &Path, reading: &Reading, ms: f64) 
         // An unsure die with what else it may be, when the reader gave it a chance: the
         // two likeliest values, and the two likeliest colours, with their probabilities.
         let mut odds = Vec::new();
-        if let Some((value, p)) = die.runner_up().filter(|&(_, p)| p >= RUNNER_UP_SHOWN) {
+        if die.value_confidence < VALUE_UNREADABLE {
+            odds.push("value unreadable".to_owned());
+        } else if let Some((value, p)) = die.runner_up().filter(|&(_, p)| p >= RUNNER_UP_SHOWN) {
             odds.push(format!(
                 "{}: {:.0} %, {value}: {:.0} %",
                 die.value,
@@ -943,22 +949,30 @@ mod tests {
 
     #[test]
     fn the_summary_names_what_else_an_unsure_die_may_be() {
-        let summary = |uncertain| {
+        // A blue 4 read with `four` (the rest to a 2 first), likelier blue than purple.
+        let summary = |uncertain, four: f32| {
             let mut reading = die_reading(DieColor::Blue, 4, uncertain);
             let die = &mut reading.dice[0];
-            (die.value_confidence, die.color_confidence) = (0.45, 0.6);
-            die.value_probabilities = [0.05, 0.3, 0.1, 0.45, 0.05, 0.05];
+            (die.value_confidence, die.color_confidence) = (four, 0.6);
+            let two = (four - 0.05).min(0.3);
+            let rest = (1.0 - four - two) / 4.0;
+            die.value_probabilities = [rest, two, rest, four, rest, rest];
             die.color_probabilities = [0.02, 0.32, 0.03, 0.6, 0.03];
             let mut out = Vec::new();
             write_summary(&mut out, Path::new("table.jpg"), &reading, 20.0).unwrap();
             String::from_utf8(out).unwrap()
         };
-        let unsure = summary(true);
+        let unsure = summary(true, 0.45);
         assert!(
             unsure.contains("uncertain (4: 45 %, 2: 30 %; blue: 60 %, purple: 32 %)"),
             "{unsure}"
         );
-        assert!(!summary(false).contains("uncertain"));
+        assert!(!summary(false, 0.45).contains("uncertain"));
+        let hidden = summary(true, 0.2);
+        assert!(
+            hidden.contains("uncertain (value unreadable; blue: 60 %, purple: 32 %)"),
+            "{hidden}"
+        );
     }
 
     #[test]
