@@ -11,7 +11,7 @@ use egui::{
     TextureOptions, Ui, Vec2, WidgetInfo,
 };
 
-use rules::{Action, Die, DieValue, PillarIndex, Rank, TowerId};
+use rules::{Action, Die, DieColor, DieValue, PillarIndex, Rank, TowerId};
 use vision::CameraStatus;
 
 use crate::app::Command;
@@ -235,10 +235,14 @@ pub fn live_view_ui(
                     .strong(),
             );
             for (was, odds) in unsure {
+                // The values offered are of the colour read until the players pick another
+                // (blue and purple look alike in dim light); the pick is kept while asked.
+                let picked = egui::Id::new(("the colour of an unsure die of the roll", *was));
+                let mut color = ui.data(|d| d.get_temp(picked)).unwrap_or(was.color);
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(format!("Read as the {was}:")).color(Color32::WHITE));
                     for (value, p) in DieValue::ALL.into_iter().zip(odds.unwrap_or_default()) {
-                        let is = Die::new(was.color, value);
+                        let is = Die::new(color, value);
                         let request = LiveRequest::PutRight { was: *was, is };
                         answer_button(ui, &is.to_string(), is == *was, request, commands);
                         // The reader's probability, where it gave the value a chance.
@@ -248,6 +252,22 @@ pub fn live_view_ui(
                         }
                     }
                 });
+                ui.horizontal_wrapped(|ui| {
+                    ui.label(RichText::new("Its colour:").small().color(Color32::WHITE));
+                    for other in DieColor::ALL {
+                        let selected = other == color;
+                        let chip = ui.selectable_label(selected, other.name());
+                        // Named with the die, for a screen reader: one row a die asked.
+                        let name = format!("{other}, for the {was}");
+                        chip.widget_info(|| {
+                            WidgetInfo::selected(Role::Button, true, selected, &name)
+                        });
+                        if chip.clicked() {
+                            color = other;
+                        }
+                    }
+                });
+                ui.data_mut(|d| d.insert_temp(picked, color));
             }
         });
     }

@@ -708,6 +708,11 @@ fn a_die_of_the_roll_read_unsure_is_asked_of_the_players_and_put_right() {
             .is_some()
     );
     assert!(harness.query_by_label("purple 3 (as read)").is_some());
+    // Another colour picked offers that colour's values; the colour read, its own again.
+    click(&mut harness, "blue, for the purple 3");
+    assert!(harness.query_by_label("blue 2").is_some());
+    assert!(harness.query_by_label("purple 3 (as read)").is_none());
+    click(&mut harness, "purple, for the purple 3");
     click(&mut harness, "purple 2");
     step_until(&mut harness, "the roll put right", |h| roll_has(h, two));
     assert!(!roll_has(&harness, three));
