@@ -2750,6 +2750,22 @@ mod tests {
     }
 
     #[test]
+    fn a_placed_meeple_read_twice_on_its_pillar_is_one_meeple() {
+        // A rendered game: Red's master on its blue 5 read as a sure master and, in a second
+        // box, an unsure one; the extra meeple held the table unexplained.
+        let (setup, start, roll, rolled, place, placed) = opening(5);
+        let (_, pillar) = placement(&place);
+        let (mut referee, mut frame) = rolled_table(&setup, &start, &rolled);
+        let mut after = Observation::perfect(&placed, 0, 0.0);
+        let mut twin = *after.meeples.iter().find(|m| m.place == pillar).unwrap();
+        twin.uncertain = true;
+        after.meeples.push(twin);
+        show(&mut referee, &after, &mut frame);
+        assert_eq!(referee.record().actions, vec![roll, place]);
+        assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+    }
+
+    #[test]
     fn a_meeple_read_unsure_in_the_other_rank_is_the_one_the_reserve_lacks() {
         let (setup, start, roll, rolled, place, placed) = opening(5);
         let (_, pillar) = placement(&place);

@@ -601,12 +601,31 @@ impl Seen {
                     level: l,
                     pillar,
                     buried,
-                } => seen.towers[tower.index()].push(TowerPiece {
-                    level: level(l, buried),
-                    pillar,
-                    buried,
-                    piece: Piece::Meeple(reading),
-                }),
+                } => {
+                    let piece = TowerPiece {
+                        level: level(l, buried),
+                        pillar,
+                        buried,
+                        piece: Piece::Meeple(reading),
+                    };
+                    // A pillar holds one meeple: two readings of one player's meeple there
+                    // are that meeple read twice (the reader's boxes of a meeple on its die
+                    // now and then split in two), and the sure reading stands.
+                    let pieces = &mut seen.towers[tower.index()];
+                    let twin = pieces.iter_mut().find(|p| {
+                        (p.level, p.pillar, p.buried) == (piece.level, pillar, buried)
+                            && matches!(p.piece, Piece::Meeple(o) if o.meeple.player == m.meeple.player)
+                    });
+                    match twin {
+                        Some(twin) => {
+                            if matches!(twin.piece, Piece::Meeple(o) if o.uncertain) && !m.uncertain
+                            {
+                                *twin = piece;
+                            }
+                        }
+                        None => pieces.push(piece),
+                    }
+                }
                 Place::Spellbook { player, spell } => {
                     seen.spellbooks
                         .entry((player, spell))
