@@ -237,7 +237,7 @@ pub fn live_view_ui(
             for (was, odds) in unsure {
                 // The values offered are of the colour read until the players pick another
                 // (blue and purple look alike in dim light); the pick is kept while asked.
-                let picked = egui::Id::new(("the colour of an unsure die of the roll", *was));
+                let picked = egui::Id::unique(("the colour of an unsure die of the roll", *was));
                 let mut color = ui.data(|d| d.get_temp(picked)).unwrap_or(was.color);
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(format!("Read as the {was}:")).color(Color32::WHITE));
