@@ -2728,12 +2728,17 @@ mod tests {
             })
             .unwrap();
         let (die, at) = placement(&record.actions[1]);
-        let wrong = misvalued(die, &rolled_dice(&record.actions[0]));
-        let (mut referee, mut frame, state) = played_table(&setup, &record.actions[..next]);
-        let after = state.play(&record.actions[next]).unwrap();
-        let mut table = read_as(Observation::perfect(&after, 0, 0.0), die, at, wrong);
-        table.meeples.retain(|m| m.place != at);
-        show(&mut referee, &table, &mut frame);
+        // The referee shown the next placement made, the first placement's meeple missed
+        // and its die read surely as `read`.
+        let shown = |read| {
+            let (mut referee, mut frame, state) = played_table(&setup, &record.actions[..next]);
+            let after = state.play(&record.actions[next]).unwrap();
+            let mut table = read_as(Observation::perfect(&after, 0, 0.0), die, at, read);
+            table.meeples.retain(|m| m.place != at);
+            show(&mut referee, &table, &mut frame);
+            referee
+        };
+        let referee = shown(misvalued(die, &rolled_dice(&record.actions[0])));
         assert_eq!(referee.record().actions, record.actions[..=next]);
         assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
         // A die of another colour read there is another die: no move explains the table
@@ -2742,11 +2747,7 @@ mod tests {
             .map(|color| Die::new(color, die.value))
             .find(|d| d.color != die.color)
             .unwrap();
-        let (mut referee, mut frame, _) = played_table(&setup, &record.actions[..next]);
-        let mut table = read_as(Observation::perfect(&after, 0, 0.0), die, at, other);
-        table.meeples.retain(|m| m.place != at);
-        show(&mut referee, &table, &mut frame);
-        assert!(referee.record().actions.len() <= next);
+        assert!(shown(other).record().actions.len() <= next);
     }
 
     #[test]
