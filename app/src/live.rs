@@ -177,6 +177,8 @@ pub struct RefereeView {
     /// the reader's probability of each value while it lay in the roll area: the players
     /// may say what each is, else what follows may.
     pub unsure_in_roll: Vec<(Die, Option<[f32; 6]>)>,
+    /// Those of them that no table showed: the record holds the rules' likeliest guess.
+    pub unseen_in_roll: Vec<Die>,
     /// The placements and bonus meeples of the round confirmed without a sure reading of
     /// their meeple's rank (their index in the record, and the action as recorded): the
     /// players may say.
@@ -446,6 +448,7 @@ fn referee_view(referee: &Referee, previous: &RefereeView, events: &[RefereeEven
         active_desync: referee.active_desync().cloned(),
         undecided: undecided(referee),
         unsure_in_roll: unsure_in_roll(referee),
+        unseen_in_roll: referee.unseen_in_roll(),
         unsure_ranks: unsure_ranks(referee),
         events: words.into(),
         over: referee.state().is_over(),

@@ -239,12 +239,21 @@ pub fn live_view_ui(
                 // (blue and purple look alike in dim light); the pick is kept while asked.
                 let picked = egui::Id::unique(("the colour of an unsure die of the roll", *was));
                 let mut color = ui.data(|d| d.get_temp(picked)).unwrap_or(was.color);
+                // A die that no table read as it is (taken under a hand and hidden at once
+                // under its meeple): the record holds the likeliest die the rules allow.
+                let unseen = snapshot.referee.unseen_in_roll.contains(was);
                 ui.horizontal_wrapped(|ui| {
-                    ui.label(RichText::new(format!("Read as the {was}:")).color(Color32::WHITE));
+                    let told = if unseen {
+                        format!("Under a meeple, not read (the likeliest: the {was}):")
+                    } else {
+                        format!("Read as the {was}:")
+                    };
+                    ui.label(RichText::new(told).color(Color32::WHITE));
                     for (value, p) in DieValue::ALL.into_iter().zip(odds.unwrap_or_default()) {
                         let is = Die::new(color, value);
                         let request = LiveRequest::PutRight { was: *was, is };
-                        answer_button(ui, &is.to_string(), is == *was, request, commands);
+                        let as_read = is == *was && !unseen;
+                        answer_button(ui, &is.to_string(), as_read, request, commands);
                         // The reader's probability, where it gave the value a chance.
                         if p >= 0.05 {
                             let words = format!("{:.0} %", p * 100.0);

@@ -618,6 +618,7 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
             "notes": referee.notes(),
             "undecided": referee.undecided(),
             "unsure_in_roll": referee.unsure_in_roll(),
+            "unseen_in_roll": referee.unseen_in_roll(),
             "unsure_ranks": referee.unsure_ranks(),
             "over": state.is_over(),
             "prestige": prestige,
@@ -666,7 +667,8 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
 /// What the players who know `truth` answer to the referee's questions: each die of the
 /// round's roll read unsure, with the die it is. The round's true roll is the one of
 /// `truth` at the same count of rolls; a die read right is answered as read, one read
-/// wrong with the die of its colour that the recorded roll lacks, when only one does.
+/// wrong with the die of its colour that the recorded roll lacks, when only one does, else
+/// with the one lacking die of a colour that no die read wrong has.
 fn answers(referee: &Referee, truth: &GameRecord) -> Vec<(Die, Die)> {
     let rolls = |actions: &[Action]| -> Vec<Vec<Die>> {
         (actions.iter())
@@ -699,12 +701,19 @@ fn answers(referee: &Referee, truth: &GameRecord) -> Vec<(Die, Die)> {
             if !extra.contains(was) {
                 return Some((*was, *was));
             }
-            match lacking
-                .iter()
-                .filter(|d| d.color == was.color)
-                .collect::<Vec<_>>()[..]
-            {
+            let of_color = |color| lacking.iter().filter(move |d: &&Die| d.color == color);
+            match of_color(was.color).collect::<Vec<_>>()[..] {
                 [is] => Some((*was, *is)),
+                // Read (or guessed, for a die no table showed) in another colour: the
+                // players name its colour too when one lacking die is of a colour that no
+                // wrong die has.
+                [] => match (lacking.iter())
+                    .filter(|d| !extra.iter().any(|e| e.color == d.color))
+                    .collect::<Vec<_>>()[..]
+                {
+                    [is] => Some((*was, *is)),
+                    _ => None,
+                },
                 _ => None,
             }
         })

@@ -727,6 +727,47 @@ fn a_die_of_the_roll_read_unsure_is_asked_of_the_players_and_put_right() {
 }
 
 #[test]
+fn a_die_of_the_roll_never_seen_is_asked_of_the_players_and_put_right() {
+    // Frames of a rendered 4-player game (seed 32): the roll is thrown and two dice are
+    // placed under one hand; Green's pink 6 goes under its master on tower B before any
+    // frame shows it (tests/fixtures/live-unseen/README.md).
+    let dir = fixtures().join("live-unseen");
+    let mut harness = with_game(&dir);
+    watch_recording(&mut harness, &dir);
+    let pink = |value: u8| {
+        rules::Die::new(
+            rules::DieColor::Pink,
+            rules::DieValue::try_from(value).unwrap(),
+        )
+    };
+    let (five, six) = (pink(5), pink(6));
+    let placed = |h: &Harness<'static, TablesightApp>, die| {
+        let steps = h.state().game().unwrap().session.steps();
+        let roll_has = (steps.first()).is_some_and(
+            |step| matches!(&step.action, rules::Action::Roll { dice } if dice.contains(&die)),
+        );
+        roll_has
+            && steps
+                .iter()
+                .any(|step| matches!(step.action, rules::Action::Place { die: d, .. } if d == die))
+    };
+    step_until(&mut harness, "the question", |h| {
+        snapshot(h).referee.unseen_in_roll.contains(&five)
+    });
+    // The likeliest die that tower B takes (pink or yellow, 5 or 6) stands in for it.
+    assert!(placed(&harness, five), "the roll with the guess");
+    let told = "Under a meeple, not read (the likeliest: the pink 5):";
+    assert!(harness.query_by_label(told).is_some());
+    assert!(harness.query_by_label("pink 5 (as read)").is_none());
+    click(&mut harness, "pink 6");
+    step_until(&mut harness, "the roll put right", |h| placed(h, six));
+    assert!(!placed(&harness, five));
+    let referee = &snapshot(&harness).referee;
+    assert!(!referee.unsure_in_roll.iter().any(|(d, _)| *d == five));
+    assert!(harness.query_by_label(told).is_none());
+}
+
+#[test]
 fn the_rank_of_a_meeple_read_unsure_is_asked_of_the_players() {
     // Frames 0-71 of a rendered game (seed 12, 1280x720), some passed over: Green rolls,
     // then puts the purple 3 with the master on the central tower. The shipped reader reads

@@ -3,10 +3,11 @@
 //! legal sequence explains the table, the one illegal move that does.
 
 use rules::{
-    Action, BonusTarget, Die, Event, GameState, Meeple, MeepleSource, PillarIndex, SpellId,
-    TowerId, Violation,
+    Action, BonusTarget, Die, DieColor, DieValue, Event, GameState, Meeple, MeepleSource,
+    PillarIndex, SpellId, TowerId, Violation,
 };
 
+use crate::observation::Place;
 use crate::view::{
     Expected, Mismatch, Piece, Reading, Seen, compare, dice_difference, meeple_difference,
 };
@@ -45,6 +46,11 @@ const SLACK: usize = 1;
 
 struct Search<'a> {
     seen: &'a Seen,
+    /// Whether a roll may hold another value for a die that the table reads where its value
+    /// cannot be read ([`roll_candidates`]).
+    any_hidden_value: bool,
+    /// Whether the search came to a roll.
+    rolled: bool,
     limits: SearchLimits,
     target: usize,
     nodes: usize,
@@ -63,27 +69,20 @@ pub(crate) fn explain(start: &GameState, seen: &Seen, limits: SearchLimits) -> V
     }
     let mut search = Search {
         seen,
+        any_hidden_value: false,
+        rolled: false,
         limits,
         target: 0,
         nodes: 0,
         solutions: Vec::new(),
     };
-    // The shortest explanations, and those up to two actions longer: a longer one may
-    // differ in what the table does not show yet (a declined bonus and a Change spell,
-    // against a placement and a swap).
-    let mut shortest = None;
-    for depth in 1..=limits.max_depth {
-        if shortest.is_some_and(|d| depth > d + LONGER) {
-            break;
-        }
-        search.target = depth;
-        search.dfs(start, &mut Vec::new(), &mismatch, SLACK);
-        if shortest.is_none() && !search.solutions.is_empty() {
-            shortest = Some(depth);
-        }
-        if search.nodes >= limits.node_budget {
-            break;
-        }
+    search.run(start, &mismatch);
+    // Nothing explains the table with the roll as read: once more, with any value for the
+    // dice of the roll whose value the table hides.
+    if search.solutions.is_empty() && search.rolled {
+        search.any_hidden_value = true;
+        search.nodes = 0;
+        search.run(start, &mismatch);
     }
     fewest_unseen_placements(without_idle_endings(search.solutions), seen)
 }
@@ -109,6 +108,10 @@ fn fewest_unseen_placements(solutions: Vec<Solution>, seen: &Seen) -> Vec<Soluti
         .filter(|s| unseen(s) == fewest)
         .collect()
 }
+
+/// Where no value has this chance (per mille) in the reader's odds, a die's value is
+/// unread: the reader sees too little of its top face (one under a meeple's foot).
+const VALUE_UNREAD_PERMILLE: u16 = 250;
 
 /// How much longer than the shortest an explanation may be.
 const LONGER: usize = 2;
@@ -138,6 +141,26 @@ fn without_idle_endings(solutions: Vec<Solution>) -> Vec<Solution> {
 }
 
 impl Search<'_> {
+    /// The shortest explanations, and those up to two actions longer: a longer one may
+    /// differ in what the table does not show yet (a declined bonus and a Change spell,
+    /// against a placement and a swap).
+    fn run(&mut self, start: &GameState, mismatch: &Mismatch) {
+        let mut shortest = None;
+        for depth in 1..=self.limits.max_depth {
+            if shortest.is_some_and(|d| depth > d + LONGER) {
+                break;
+            }
+            self.target = depth;
+            self.dfs(start, &mut Vec::new(), mismatch, SLACK);
+            if shortest.is_none() && !self.solutions.is_empty() {
+                shortest = Some(depth);
+            }
+            if self.nodes >= self.limits.node_budget {
+                break;
+            }
+        }
+    }
+
     fn dfs(
         &mut self,
         state: &GameState,
@@ -145,7 +168,10 @@ impl Search<'_> {
         mismatch: &Mismatch,
         slack: usize,
     ) {
-        for action in candidates(state, self.seen, mismatch) {
+        if state.awaiting_roll() {
+            self.rolled = true;
+        }
+        for action in candidates(state, self.seen, mismatch, self.any_hidden_value) {
             if self.nodes >= self.limits.node_budget
                 || self.solutions.len() >= self.limits.max_solutions
             {
@@ -206,7 +232,7 @@ pub(crate) fn closest(start: &GameState, seen: &Seen, limits: SearchLimits) -> O
             if path.iter().filter(|a| !idle(a)).count() >= 3 {
                 return;
             }
-            for action in candidates(state, self.seen, mismatch) {
+            for action in candidates(state, self.seen, mismatch, false) {
                 if self.nodes >= self.limit {
                     return;
                 }
@@ -262,12 +288,17 @@ pub(crate) fn closest(start: &GameState, seen: &Seen, limits: SearchLimits) -> O
 
 /// The actions worth trying from `state`: legal actions that touch a place where the table
 /// differs, then those that leave no trace (declining a bonus, ending the turn).
-fn candidates(state: &GameState, seen: &Seen, mismatch: &Mismatch) -> Vec<Action> {
+fn candidates(
+    state: &GameState,
+    seen: &Seen,
+    mismatch: &Mismatch,
+    any_hidden_value: bool,
+) -> Vec<Action> {
     if state.is_over() {
         return Vec::new();
     }
     if state.awaiting_roll() {
-        return roll_candidates(state, seen);
+        return roll_candidates(state, seen, any_hidden_value);
     }
     let pending = state.turn().and_then(|t| t.pending);
     let mut visible = Vec::new();
@@ -330,8 +361,12 @@ fn candidates(state: &GameState, seen: &Seen, mismatch: &Mismatch) -> Vec<Action
 /// The roll, read from the table: the dice in the roll area (in the order read); then with
 /// the dice that already moved on when the players were quick (to a pillar, to the mana
 /// pool), and without those that came from the mana pool or the central tower in exchange;
-/// each completed by what the earlier tables of the throw read surely ([`Seen::roll_before`]).
-fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
+/// each completed by what the earlier tables of the throw read surely ([`Seen::roll_before`]),
+/// then, one die short, by a die hidden under a meeple that no table showed. With
+/// `any_hidden_value`, also with each other value for a die read unsure on a pillar where
+/// the reader could not tell its value (one under a meeple's foot), and each other die for
+/// the one no table showed.
+fn roll_candidates(state: &GameState, seen: &Seen, any_hidden_value: bool) -> Vec<Action> {
     let count = state.dice_per_round();
     let expected = Expected::of(state);
     let mut arrived = Vec::new();
@@ -349,6 +384,9 @@ fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
         }
     };
     let mut left = Vec::new();
+    // The towers with a meeple new on an empty pillar over which no die is read: it stands
+    // on a die.
+    let mut hiding = Vec::new();
     for tower in TowerId::ALL {
         let level = expected.levels[tower.index()];
         // The whole top floor, buried dice too: a die may have completed it at once (and
@@ -356,8 +394,14 @@ fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
         let mut on_floor = Vec::new();
         let mut want = Vec::new();
         for pillar in PillarIndex::ALL {
-            on_floor.extend(seen.on_floor(tower, level, pillar, true).0);
-            want.extend(&expected.pillars[tower.index()][pillar.index()].dice);
+            let (dice, meeples) = seen.on_floor(tower, level, pillar, true);
+            let look = &expected.pillars[tower.index()][pillar.index()];
+            let empty = look.dice.is_empty() && look.meeples.is_empty();
+            if empty && dice.is_empty() && !meeples.is_empty() {
+                hiding.push(tower);
+            }
+            on_floor.extend(dice);
+            want.extend(&look.dice);
         }
         let (missing, extra) = dice_difference(&want, &on_floor);
         arrive(extra, &on_floor);
@@ -381,6 +425,53 @@ fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
         .into_iter()
         .map(|dice| with_roll_before(dice, &unsure, seen, count))
         .collect();
+    // One die of the roll that no table showed, taken from a throw under a hand and hidden
+    // at once under the meeple placed on it: recorded as the likeliest die that the
+    // meeple's tower takes, unsure, for the players to name (with `any_hidden_value`, also
+    // as each other die it takes).
+    let mut unseen_dice_of = Vec::new();
+    if let Some(&tower) = hiding.first() {
+        for dice in &mut readings {
+            if dice.len() + 1 != count {
+                continue;
+            }
+            let mut unseen = unseen_dice(state, dice, tower).into_iter();
+            if let Some(die) = unseen.next() {
+                unseen_dice_of.push((dice.clone(), unseen));
+                dice.push(die);
+            }
+        }
+    }
+    // One die at a time.
+    if any_hidden_value {
+        let hidden_value = |die: &Die| {
+            (seen.unsure_dice.iter()).any(|u| {
+                u.guess == *die
+                    && matches!(u.place, Place::Tower { buried: false, .. })
+                    && (u.value_permille)
+                        .is_none_or(|p| p.iter().all(|&v| v < VALUE_UNREAD_PERMILLE))
+            })
+        };
+        for dice in readings.clone() {
+            for (i, die) in dice.iter().enumerate() {
+                if !arrived.contains(die) || !hidden_value(die) {
+                    continue;
+                }
+                for value in DieValue::ALL.into_iter().filter(|v| *v != die.value) {
+                    let mut rolled = dice.clone();
+                    rolled[i].value = value;
+                    readings.push(rolled);
+                }
+            }
+        }
+        for (dice, unseen) in unseen_dice_of {
+            for die in unseen {
+                let mut rolled = dice.clone();
+                rolled.push(die);
+                readings.push(rolled);
+            }
+        }
+    }
     // A die already flipped by a Flip spell (cast directly or through Manipulation).
     let flipped = seen.spellbook_emptied(&expected, SpellId::Flip)
         || seen.spellbook_emptied(&expected, SpellId::Manipulation);
@@ -421,6 +512,29 @@ fn roll_candidates(state: &GameState, seen: &Seen) -> Vec<Action> {
         }
     }
     rolls
+}
+
+/// The dice that a roll of `dice` and one more may hold besides them, of those `tower`
+/// takes now, the likeliest first: the colours the bag holds more of once `dice` are drawn
+/// first (in the order of [`DieColor::ALL`] on a tie), then the lower values.
+fn unseen_dice(state: &GameState, dice: &[Die], tower: TowerId) -> Vec<Die> {
+    let left = |color: DieColor| {
+        let drawn = dice.iter().filter(|d| d.color == color).count();
+        usize::from(state.bag().get(color)).saturating_sub(drawn)
+    };
+    let mut colors: Vec<DieColor> = (DieColor::ALL.into_iter())
+        .filter(|c| left(*c) > 0)
+        .collect();
+    colors.sort_by_key(|c| std::cmp::Reverse(left(*c)));
+    let tower = state.tower(tower);
+    (colors.into_iter())
+        .flat_map(|color| DieValue::ALL.map(|value| Die::new(color, value)))
+        .filter(|die| {
+            tower
+                .restriction()
+                .is_none_or(|r| r.allows(*die, tower.dice()))
+        })
+        .collect()
 }
 
 /// `dice` of the roll read now, with what the earlier tables of the throw read surely: a

@@ -203,6 +203,10 @@ pub struct Referee {
     /// The dice of the round's roll that no settled table read surely when it was
     /// confirmed: what follows may show them otherwise (see [`crate::amend`]).
     roll_unsure: Vec<Die>,
+    /// The dice of the round's roll that no table read at all when it was confirmed (one
+    /// taken from a throw under a hand and hidden under its meeple at once): the record
+    /// holds a guess.
+    roll_guessed: Vec<Die>,
     /// What the reader's value probabilities said of the dice of `roll_unsure` while the
     /// settled tables showed them in the roll area, read unsure as the record has them.
     roll_odds: Vec<RollOdds>,
@@ -235,6 +239,7 @@ impl Referee {
             history: Vec::new(),
             roll_before: Vec::new(),
             roll_unsure: Vec::new(),
+            roll_guessed: Vec::new(),
             roll_odds: Vec::new(),
             rank_unsure: Vec::new(),
         })
@@ -306,6 +311,7 @@ impl Referee {
             roll_before: Vec::new(),
             // Not kept in the journal: after a restart the roll stands as recorded.
             roll_unsure: Vec::new(),
+            roll_guessed: Vec::new(),
             roll_odds: Vec::new(),
             rank_unsure: Vec::new(),
         })
@@ -405,6 +411,7 @@ impl Referee {
                 Some(Action::Roll { dice }) => without(dice, &sure),
                 _ => Vec::new(),
             };
+            self.roll_guessed = without(&self.roll_unsure, &seen.dice_read());
             self.roll_odds.clear();
         } else if !self.roll_unsure.is_empty() && self.active_desync().is_none() {
             // A die of the roll read unsure there and read surely as the game has it on
@@ -1174,6 +1181,15 @@ impl Referee {
         &self.roll_unsure
     }
 
+    /// The dice of [`Referee::unsure_in_roll`] that no table showed: the record holds the
+    /// likeliest die the rules allow where it went (under a meeple placed at once).
+    pub fn unseen_in_roll(&self) -> Vec<Die> {
+        (self.roll_guessed.iter())
+            .filter(|d| self.roll_unsure.contains(d))
+            .copied()
+            .collect()
+    }
+
     /// The reader's mean probability of each value of `die`, a die of the roll read unsure
     /// ([`Referee::unsure_in_roll`]), over the tables that showed it in the roll area;
     /// `None` where it gave none.
@@ -1736,6 +1752,53 @@ mod tests {
         assert_eq!(rolled_dice(&actions[0]), rolled_dice(&roll));
         assert_eq!(actions[1], place);
         assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+        assert!(referee.unseen_in_roll().is_empty());
+    }
+
+    #[test]
+    fn a_roll_die_never_seen_under_its_meeple_is_guessed_unsure_and_named_by_the_players() {
+        for seed in 0..8 {
+            let (setup, start, roll, _, place, placed) = opening(seed);
+            let (die, pillar) = placement(&place);
+            let Place::Tower { tower, .. } = pillar else {
+                panic!("{place}");
+            };
+            // The throw was under a hand, and the die went under its meeple before any table
+            // showed it: the first table shows the roll without it, its meeple alone.
+            let (mut referee, mut frame) = started_table(&setup, &start);
+            let after = without(Observation::perfect(&placed, 0, 0.0), die, pillar);
+            show(&mut referee, &after, &mut frame);
+            let actions = referee.record().actions.clone();
+            assert_eq!(actions.len(), 2, "seed {seed}: {actions:?}");
+            let (guess, _) = placement(&actions[1]);
+            assert_eq!(actions[1], with_die(&place, guess), "seed {seed}");
+            let mut others = rolled_dice(&actions[0]);
+            others.remove(others.iter().position(|d| *d == guess).unwrap());
+            let mut truly = rolled_dice(&roll);
+            truly.remove(truly.iter().position(|d| *d == die).unwrap());
+            assert_eq!(others, truly, "seed {seed}");
+            if let Some(restriction) = start.tower(tower).restriction() {
+                assert!(restriction.allows(guess, []), "seed {seed}: {guess}");
+            }
+            assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
+            // The guess is asked about; the players' answer puts the record right.
+            assert!(referee.unsure_in_roll().contains(&guess), "seed {seed}");
+            assert_eq!(referee.unseen_in_roll(), vec![guess], "seed {seed}");
+            if guess != die {
+                referee.put_right(guess, die, frame).unwrap();
+            }
+            let actions = &referee.record().actions;
+            assert_eq!(rolled_dice(&actions[0]), rolled_dice(&roll), "seed {seed}");
+            assert_eq!(actions[1], place, "seed {seed}");
+        }
+    }
+
+    fn with_die(action: &Action, die: Die) -> Action {
+        let mut action = action.clone();
+        if let Action::Place { die: d, .. } = &mut action {
+            *d = die;
+        }
+        action
     }
 
     #[test]

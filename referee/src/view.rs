@@ -769,6 +769,19 @@ impl Seen {
             .sum()
     }
 
+    /// Every die read, anywhere, by this table and by the earlier ones of the same throw.
+    pub fn dice_read(&self) -> Vec<Die> {
+        let pieces = self.towers.iter().flatten().filter_map(|p| match p.piece {
+            Piece::Die(d) => Some(d.die),
+            Piece::Meeple(_) => None,
+        });
+        (self.roll.iter().chain(&self.pool))
+            .map(|r| r.die)
+            .chain(pieces)
+            .chain(self.roll_before.iter().copied())
+            .collect()
+    }
+
     pub fn roll_dice(&self) -> Vec<Die> {
         self.roll.iter().map(|r| r.die).collect()
     }
