@@ -32,6 +32,10 @@ const SIZE_TOLERANCE: f64 = 0.15;
 /// that marker: a 16 mm die on a 36 mm marker overlaps it by a fifth.
 const MARKER_OVERLAP: f64 = 0.4;
 
+/// A meeple whose box overlaps by this much (intersection over union) the box it would have
+/// on a die seen on a pillar stands on that die.
+const MEEPLE_ON_DIE_OVERLAP: f64 = 0.3;
+
 /// The side of the square a die is read in, as a share of the side of the box the die has
 /// where it stands (`TableGeometry::die_crop_box`): the reader reads best the dice cut as the
 /// finder cuts them, about 0.86 of the labelled box (`finder_like` in
@@ -171,21 +175,38 @@ impl TableGeometry {
             let seen = die.box_px.map(f64::from);
             !markers.iter().any(|m| overlap(seen, *m) >= MARKER_OVERLAP)
         });
+        let mut on_towers = Vec::new();
         for die in &mut reading.dice {
-            die.place = self.die_stand(die.box_px).map(|stand| stand.place);
+            let stand = self.die_stand(die.box_px);
+            die.place = stand.as_ref().map(|stand| stand.place.clone());
+            on_towers.extend(stand.filter(|s| matches!(s.place, MatPlace::Tower { .. })));
         }
         for meeple in &mut reading.meeples {
-            // On the floor, or on the die of its pillar.
             let size = MeepleSize::of(meeple.rank);
             let box_px = meeple.box_px.map(f64::from);
-            meeple.place = self
-                .stand_of(
-                    box_px,
-                    |base_mm| self.meeple_base(box_px, size, base_mm),
-                    |base, base_mm| self.meeple_box_px(base, size, base_mm),
-                    &[DIE_SIZE_MM],
-                )
-                .map(|stand| stand.place);
+            // On a die seen on a pillar, when its box is the box it would have there: the
+            // die's place is known more surely than a lone box's (a meeple on a high floor
+            // of the central tower can look like one on a low floor behind it).
+            let on_die = (on_towers.iter())
+                .filter_map(|die| {
+                    let top_mm = die.base_mm + DIE_SIZE_MM;
+                    let fit = overlap(box_px, self.meeple_box_px(die.base, size, top_mm)?);
+                    Some((fit, die))
+                })
+                .filter(|(fit, _)| *fit >= MEEPLE_ON_DIE_OVERLAP)
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            meeple.place = match on_die {
+                Some((_, die)) => Some(die.place.clone()),
+                // On the floor, or on the die of its pillar.
+                None => self
+                    .stand_of(
+                        box_px,
+                        |base_mm| self.meeple_base(box_px, size, base_mm),
+                        |base, base_mm| self.meeple_box_px(base, size, base_mm),
+                        &[DIE_SIZE_MM],
+                    )
+                    .map(|stand| stand.place),
+            };
         }
     }
 
@@ -731,6 +752,60 @@ mod tests {
                     meeple.rank
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_meeple_seen_on_a_die_stands_on_that_die_whatever_tower_its_box_alone_fits() {
+        // Frame 535 of held-out game 15 (seed 15): Red's apprentice on the blue 1 on pillar 1
+        // of the central tower's third floor is seen just in front of tower A's pillar 3, where
+        // Green's apprentice stands on the yellow 1. Its box, short (the die's rim hides its
+        // feet), fits tower A's floor better than the central tower's; the die under it is
+        // seen. The render's camera; the boxes as the shipped models found them.
+        let camera: Camera = serde_json::from_str(
+            r#"{"intrinsics": {"fx_px": 1012.8616291445978, "fy_px": 1014.374319139181,
+                "cx_px": 641.793406380519, "cy_px": 366.03150481393516,
+                "k1": -0.15414811380370563, "k2": 0.055146242883822943},
+              "camera_from_table": {"rotation": [-0.2769169201044301, 0.006854735032991749,
+                0.02377784725799535, 0.9605751641320317],
+                "translation": [-281.57597580448703, -184.27848572736718, 868.413735258385]}}"#,
+        )
+        .unwrap();
+        let mut geometry = TableGeometry::new(camera, MatLayout::a2());
+        let die = |box_px: BoxPx| DieReading {
+            box_px,
+            ..die_at(&geometry, TablePoint::on_mat(0.0, 0.0))
+        };
+        let blue = die([632.66, 301.71, 660.36, 332.19]);
+        let yellow = die([609.66, 264.52, 637.76, 295.61]);
+        let green = meeple([612.35, 256.17, 635.10, 277.38], MeepleRank::Apprentice);
+        let red = meeple([636.15, 285.24, 657.15, 305.75], MeepleRank::Apprentice);
+        let tower = |tower: &str, level, pillar| {
+            Some(MatPlace::Tower {
+                tower: tower.into(),
+                level,
+                pillar,
+            })
+        };
+        for levels in [false, true] {
+            if levels {
+                geometry.tower_levels.insert("tower-a".into(), 1);
+                geometry.tower_levels.insert("tower-central".into(), 3);
+            }
+            let mut reading = Reading::default();
+            reading.dice = vec![blue.clone(), yellow.clone()];
+            reading.meeples = vec![green.clone(), red.clone()];
+            geometry.locate(&mut reading);
+            let places: Vec<_> = reading.meeples.iter().map(|m| m.place.clone()).collect();
+            assert_eq!(
+                places,
+                [tower("tower-a", 1, 3), tower("tower-central", 3, 1)],
+                "tower levels known: {levels}"
+            );
+            // Without the die, the box alone chooses tower A.
+            reading.dice.clear();
+            geometry.locate(&mut reading);
+            assert_eq!(reading.meeples[1].place, tower("tower-a", 1, 3));
         }
     }
 
