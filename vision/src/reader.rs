@@ -11,8 +11,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use calibration::MatPlace;
-use fast_image_resize::images::{Image, ImageRef};
-use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
+use fast_image_resize::images::{TypedImage, TypedImageRef};
+use fast_image_resize::pixels::U8x3;
+use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
 use image::RgbImage;
 use serde::Serialize;
 use tract_onnx::prelude::*;
@@ -372,7 +373,7 @@ pub struct DiceReader {
     resizer: Resizer,
     shrunk: Vec<u8>,
     crop: Vec<u8>,
-    crop_small: Image<'static>,
+    crop_small: Vec<u8>,
     input: Vec<f32>,
     /// The number the next new item takes.
     next_id: ItemId,
@@ -426,7 +427,7 @@ impl DiceReader {
             resizer: Resizer::new(),
             shrunk: Vec::new(),
             crop: Vec::new(),
-            crop_small: Image::new(READER_PX, READER_PX, PixelType::U8x3),
+            crop_small: vec![0; (READER_PX * READER_PX * 3) as usize],
             input: vec![0.0; 3 * (READER_PX * READER_PX) as usize],
             next_id: 1,
             settings: ReaderSettings::default(),
@@ -872,14 +873,20 @@ impl DiceReader {
         let views = self.settings.views.mirrored();
         crop_square(image, box_px, READER_CONTEXT, &mut self.crop);
         let side = (self.crop.len() / 3).isqrt() as u32;
-        let source = ImageRef::new(side, side, &self.crop, PixelType::U8x3)
-            .map_err(|e| model_error("crop", e))?;
-        self.resizer
-            .resize(&source, &mut self.crop_small, &resize_options())
-            .map_err(|e| model_error("crop", e))?;
+        let small = (READER_PX, READER_PX);
+        let options = resize_options();
+        resize_rgb(
+            &mut self.resizer,
+            &self.crop,
+            (side, side),
+            &mut self.crop_small,
+            small,
+            &options,
+        )
+        .map_err(|e| model_error("crop", e))?;
         let mut probabilities = [0.0; READER_OUTPUTS];
         for &mirrored in views {
-            write_view(self.crop_small.buffer(), mirrored, &mut self.input);
+            write_view(&self.crop_small, mirrored, &mut self.input);
             let input = Tensor::from_shape(&READER_INPUT, &self.input)
                 .map_err(|e| model_error("reader input", e))?;
             let outputs = (self.reader)
@@ -1093,15 +1100,6 @@ fn shrink(
     out: &mut Vec<u8>,
 ) -> Result<(), String> {
     out.resize((width * height * 3) as usize, 0);
-    let source = ImageRef::new(
-        image.width(),
-        image.height(),
-        image.as_raw(),
-        PixelType::U8x3,
-    )
-    .map_err(|e| e.to_string())?;
-    let mut shrunk =
-        Image::from_slice_u8(width, height, out, PixelType::U8x3).map_err(|e| e.to_string())?;
     // The crop in the image's pixels; rounding must not take it past the image's edge,
     // which fast_image_resize refuses.
     let span = |start: u32, count: u32, shrunk: u32, full: u32| {
@@ -1116,8 +1114,34 @@ fn shrink(
     let (x, w) = span(left, width, size.0, image.width());
     let (y, h) = span(top, height, size.1, image.height());
     let options = resize_options().crop(x, y, w, h);
+    let full = image.dimensions();
+    resize_rgb(
+        resizer,
+        image.as_raw(),
+        full,
+        out,
+        (width, height),
+        &options,
+    )
+}
+
+/// The RGB pixels `source` (`source_size`) resized into `out` (`out_size`) with `options`.
+/// Typed as RGB: fast_image_resize's untyped `resize` builds its kernels for every pixel
+/// type into the caller, which tripled this crate's build time.
+fn resize_rgb(
+    resizer: &mut Resizer,
+    source: &[u8],
+    (source_width, source_height): (u32, u32),
+    out: &mut [u8],
+    (out_width, out_height): (u32, u32),
+    options: &ResizeOptions,
+) -> Result<(), String> {
+    let source = TypedImageRef::<U8x3>::from_buffer(source_width, source_height, source)
+        .map_err(|e| e.to_string())?;
+    let mut out =
+        TypedImage::<U8x3>::from_buffer(out_width, out_height, out).map_err(|e| e.to_string())?;
     resizer
-        .resize(&source, &mut shrunk, &options)
+        .resize_typed(&source, &mut out, options)
         .map_err(|e| e.to_string())
 }
 
