@@ -792,9 +792,11 @@ mod tests {
                 geometry.tower_levels.insert("tower-a".into(), 1);
                 geometry.tower_levels.insert("tower-central".into(), 3);
             }
-            let mut reading = Reading::default();
-            reading.dice = vec![blue.clone(), yellow.clone()];
-            reading.meeples = vec![green.clone(), red.clone()];
+            let mut reading = Reading {
+                dice: vec![blue.clone(), yellow.clone()],
+                meeples: vec![green.clone(), red.clone()],
+                ..Reading::default()
+            };
             geometry.locate(&mut reading);
             let places: Vec<_> = reading.meeples.iter().map(|m| m.place.clone()).collect();
             assert_eq!(
