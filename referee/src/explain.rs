@@ -110,7 +110,8 @@ fn fewest_unseen_placements(solutions: Vec<Solution>, seen: &Seen) -> Vec<Soluti
 }
 
 /// Where no value has this chance (per mille) in the reader's odds, a die's value is
-/// unread: the reader sees too little of its top face (one under a meeple's foot).
+/// unread: the reader sees too little of its top face (one under a meeple's foot). The
+/// reader's summary calls such a value unreadable at the same odds.
 const VALUE_UNREAD_PERMILLE: u16 = 250;
 
 /// How much longer than the shortest an explanation may be.

@@ -203,9 +203,9 @@ pub struct Referee {
     /// The dice of the round's roll that no settled table read surely when it was
     /// confirmed: what follows may show them otherwise (see [`crate::amend`]).
     roll_unsure: Vec<Die>,
-    /// The dice of the round's roll that no table read at all when it was confirmed (one
-    /// taken from a throw under a hand and hidden under its meeple at once): the record
-    /// holds a guess.
+    /// The dice of the round's roll that no table read as recorded when it was confirmed
+    /// (one hidden under its meeple before any frame showed it, or one under a meeple whose
+    /// value the reader could not read): the record holds what the rules leave likeliest.
     roll_guessed: Vec<Die>,
     /// What the reader's value probabilities said of the dice of `roll_unsure` while the
     /// settled tables showed them in the roll area, read unsure as the record has them.
@@ -1181,8 +1181,8 @@ impl Referee {
         &self.roll_unsure
     }
 
-    /// The dice of [`Referee::unsure_in_roll`] that no table showed: the record holds the
-    /// likeliest die the rules allow where it went (under a meeple placed at once).
+    /// The dice of [`Referee::unsure_in_roll`] that no table read as recorded: the record
+    /// holds the likeliest die the rules allow where it went (under a meeple).
     pub fn unseen_in_roll(&self) -> Vec<Die> {
         (self.roll_guessed.iter())
             .filter(|d| self.roll_unsure.contains(d))
