@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use calibration::{MatLayout, MatPlace, TrackStatus};
 use egui::{Color32, ColorImage, Pos2, Rect, Vec2};
 use image::RgbImage;
-use referee::{Desync, Flag, Referee, RefereeEvent, RefereeSettings, Zone};
+use referee::{Desync, Flag, Referee, RefereeEvent, RefereeSettings, RollDieOdds, Zone};
 use rules::{Action, Die, GameRecord, PillarIndex, Rank, TileCatalogue, TowerId};
 use vision::{CameraStatus, DiceReader, Frame, FrameSource, Reading, SourceEvent};
 
@@ -174,9 +174,9 @@ pub struct RefereeView {
     /// shows later): the user may say, else the tables to come decide.
     pub undecided: Vec<Vec<Action>>,
     /// The dice of the round's roll read unsure that nothing has shown since, each with
-    /// the reader's probability of each value while it lay in the roll area: the players
+    /// the reader's probability of each value and colour while it lay in the roll area: the players
     /// may say what each is, else what follows may.
-    pub unsure_in_roll: Vec<(Die, Option<[f32; 6]>)>,
+    pub unsure_in_roll: Vec<(Die, RollDieOdds)>,
     /// Those of them that no table showed: the record holds the rules' likeliest guess.
     pub unseen_in_roll: Vec<Die>,
     /// The placements and bonus meeples of the round confirmed without a sure reading of
@@ -472,7 +472,7 @@ fn undecided(referee: &Referee) -> Vec<Vec<Action>> {
 }
 
 /// The referee's unsure dice of the roll, each with the reader's probabilities.
-fn unsure_in_roll(referee: &Referee) -> Vec<(Die, Option<[f32; 6]>)> {
+fn unsure_in_roll(referee: &Referee) -> Vec<(Die, RollDieOdds)> {
     (referee.unsure_in_roll().iter())
         .map(|&die| (die, referee.roll_odds(die)))
         .collect()

@@ -249,23 +249,30 @@ pub fn live_view_ui(
                         format!("Read as the {was}:")
                     };
                     ui.label(RichText::new(told).color(Color32::WHITE));
-                    for (value, p) in DieValue::ALL.into_iter().zip(odds.unwrap_or_default()) {
+                    let values = odds.values.unwrap_or_default();
+                    for (value, p) in DieValue::ALL.into_iter().zip(values) {
                         let is = Die::new(color, value);
                         let request = LiveRequest::PutRight { was: *was, is };
                         let as_read = is == *was && !unseen;
-                        answer_button(ui, &is.to_string(), as_read, request, commands);
-                        // The reader's probability, where it gave the value a chance.
-                        if p >= 0.05 {
-                            let words = format!("{:.0} %", p * 100.0);
-                            ui.label(RichText::new(words).small().color(Color32::WHITE));
-                        }
+                        // The reader's probability under its value, where it gave it a chance.
+                        ui.vertical(|ui| {
+                            answer_button(ui, &is.to_string(), as_read, request, commands);
+                            ui.label(odds_words(p));
+                        });
                     }
                 });
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new("Its colour:").small().color(Color32::WHITE));
-                    for other in DieColor::ALL {
+                    let colors = odds.colors.unwrap_or_default();
+                    for (other, p) in DieColor::ALL.into_iter().zip(colors) {
                         let selected = other == color;
-                        let chip = ui.selectable_label(selected, other.name());
+                        let chip = ui
+                            .vertical(|ui| {
+                                let chip = ui.selectable_label(selected, other.name());
+                                ui.label(odds_words(p));
+                                chip
+                            })
+                            .inner;
                         // Named with the die, for a screen reader: one row a die asked.
                         let name = format!("{other}, for the {was}");
                         chip.widget_info(|| {
@@ -319,6 +326,17 @@ pub fn live_view_ui(
                 ui.label(RichText::new(event.as_str()).small());
             }
         });
+}
+
+/// The reader's probability of an answer, in small print; nothing under one chance in
+/// twenty.
+fn odds_words(p: f32) -> RichText {
+    let words = if p >= 0.05 {
+        format!("{:.0} %", p * 100.0)
+    } else {
+        String::new()
+    };
+    RichText::new(words).small().color(Color32::WHITE)
 }
 
 /// A button that answers one of the referee's questions with `request`, "(as read)" after

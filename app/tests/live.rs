@@ -696,12 +696,25 @@ fn a_die_of_the_roll_read_unsure_is_asked_of_the_players_and_put_right() {
             .any(|(d, _)| *d == three)
     });
     assert!(roll_has(&harness, three), "the roll as read");
-    // The reader's probabilities of its values, which the question shows beside them.
+    // The reader's probabilities of its values and colours, which the question shows
+    // under them.
     let odds = (snapshot(&harness).referee.unsure_in_roll.iter())
         .find_map(|(d, odds)| (*d == three).then_some(*odds))
-        .flatten()
-        .expect("the reader's value probabilities");
-    assert!((odds.iter().sum::<f32>() - 1.0).abs() < 0.02, "{odds:?}");
+        .unwrap();
+    let values = odds.values.expect("the reader's value probabilities");
+    assert!(
+        (values.iter().sum::<f32>() - 1.0).abs() < 0.02,
+        "{values:?}"
+    );
+    let colors = odds.colors.expect("the reader's colour probabilities");
+    let likeliest = (rules::DieColor::ALL.into_iter().zip(colors))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
+    assert_eq!(likeliest.0, rules::DieColor::Purple, "{colors:?}");
+    assert!(colors.iter().sum::<f32>() <= 1.02, "{colors:?}");
+    let shown = |p: f32| format!("{:.0} %", p * 100.0);
+    assert!(harness.query_by_label(&shown(values[2])).is_some());
+    assert!(harness.query_by_label(&shown(likeliest.1)).is_some());
     assert!(
         harness
             .query_by_label_contains("The camera was not sure of a die of the roll")

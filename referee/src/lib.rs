@@ -22,7 +22,7 @@ pub use explain::SearchLimits;
 pub use journal::{JournalNotes, JournalWrite, JournalWriter, NotesFile};
 pub use observation::{Observation, Place, SeenDie, SeenFloor, SeenMeeple, Zone};
 pub use referee::{
-    Desync, Flag, FlagOutcome, Note, NoteKind, Referee, RefereeEvent, RefereeSettings,
+    Desync, Flag, FlagOutcome, Note, NoteKind, Referee, RefereeEvent, RefereeSettings, RollDieOdds,
     differing_moves, meeple_put, with_rank,
 };
 pub use settle::SettleRule;

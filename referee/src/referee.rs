@@ -425,23 +425,26 @@ impl Referee {
         events
     }
 
-    /// Adds to `roll_odds` the value probabilities of the dice of `roll_unsure` that `seen`
+    /// Adds to `roll_odds` the value and colour probabilities of the dice of `roll_unsure` that `seen`
     /// reads unsure in the roll area as the record has them.
     fn weigh_roll(&mut self, seen: &Seen) {
         let in_roll = (seen.unsure_dice.iter())
             .filter(|u| u.place == Place::RollArea && self.roll_unsure.contains(&u.guess));
         for unsure in in_roll {
-            let Some(permille) = unsure.value_permille else {
-                continue;
-            };
-            match self.roll_odds.iter_mut().find(|o| o.die == unsure.guess) {
-                Some(odds) => odds.add(permille),
+            let at = match self.roll_odds.iter().position(|o| o.die == unsure.guess) {
+                Some(at) => at,
                 None => {
-                    let mut odds = RollOdds::new(unsure.guess);
-                    odds.add(permille);
-                    self.roll_odds.push(odds);
+                    self.roll_odds.push(RollOdds {
+                        die: unsure.guess,
+                        values: PermilleMean::new(),
+                        colors: PermilleMean::new(),
+                    });
+                    self.roll_odds.len() - 1
                 }
-            }
+            };
+            let odds = &mut self.roll_odds[at];
+            odds.values.add(unsure.value_permille);
+            odds.colors.add(unsure.color_permille);
         }
     }
 
@@ -465,7 +468,12 @@ impl Referee {
         if (explaining.iter()).any(|(a, _)| a.was != was || a.is.color != was.color) {
             return None;
         }
-        let roll = self.roll_odds.iter().find(|o| o.die == was)?.mean();
+        let roll = self
+            .roll_odds
+            .iter()
+            .find(|o| o.die == was)?
+            .values
+            .mean()?;
         let arrived: Vec<_> = (arrived.iter())
             .filter(|(_, die)| die.color == was.color)
             .collect();
@@ -1190,13 +1198,16 @@ impl Referee {
             .collect()
     }
 
-    /// The reader's mean probability of each value of `die`, a die of the roll read unsure
-    /// ([`Referee::unsure_in_roll`]), over the tables that showed it in the roll area;
-    /// `None` where it gave none.
-    pub fn roll_odds(&self, die: Die) -> Option<[f32; 6]> {
-        (self.roll_odds.iter())
-            .find(|o| o.die == die)
-            .map(|o| o.mean().map(|permille| permille as f32 / 1000.0))
+    /// The reader's mean probability of each value and colour of `die`, a die of the roll
+    /// read unsure ([`Referee::unsure_in_roll`]), over the tables that showed it in the roll
+    /// area.
+    pub fn roll_odds(&self, die: Die) -> RollDieOdds {
+        (self.roll_odds.iter().find(|o| o.die == die)).map_or_else(RollDieOdds::default, |o| {
+            RollDieOdds {
+                values: o.values.probabilities(),
+                colors: o.colors.probabilities(),
+            }
+        })
     }
 
     /// The players say that `was`, a die of the roll read unsure, is `is`: the roll and
@@ -1396,35 +1407,58 @@ const ODDS_FLOOR: u32 = 20;
 /// readings are weighed: players mostly play by the rules.
 const REFUSED_MOVE_ODDS: u32 = 10;
 
-/// The value probabilities of a die of the roll read unsure, summed over the tables that
-/// showed it in the roll area.
+/// The value and colour probabilities of a die of the roll read unsure, summed over the
+/// tables that showed it in the roll area.
 #[derive(Clone, Debug)]
 struct RollOdds {
     die: Die,
-    permille: [u32; 6],
-    tables: u32,
+    values: PermilleMean<6>,
+    colors: PermilleMean<4>,
 }
 
-impl RollOdds {
-    fn new(die: Die) -> Self {
-        RollOdds {
-            die,
-            permille: [0; 6],
-            tables: 0,
+/// The mean of rows of per-mille probabilities, as they are added.
+#[derive(Clone, Debug)]
+struct PermilleMean<const N: usize> {
+    sum: [u32; N],
+    rows: u32,
+}
+
+impl<const N: usize> PermilleMean<N> {
+    fn new() -> Self {
+        PermilleMean {
+            sum: [0; N],
+            rows: 0,
         }
     }
 
-    fn add(&mut self, permille: [u16; 6]) {
-        for (sum, p) in self.permille.iter_mut().zip(permille) {
-            *sum += u32::from(p);
+    fn add(&mut self, row: Option<[u16; N]>) {
+        if let Some(row) = row {
+            for (sum, p) in self.sum.iter_mut().zip(row) {
+                *sum += u32::from(p);
+            }
+            self.rows += 1;
         }
-        self.tables += 1;
     }
 
-    /// The mean per-mille probability of each value.
-    fn mean(&self) -> [u32; 6] {
-        self.permille.map(|sum| sum / self.tables.max(1))
+    /// The mean per-mille probability of each class; `None` when no row was added.
+    fn mean(&self) -> Option<[u32; N]> {
+        (self.rows > 0).then(|| self.sum.map(|sum| sum / self.rows))
     }
+
+    /// The mean as probabilities.
+    fn probabilities(&self) -> Option<[f32; N]> {
+        (self.mean()).map(|mean| mean.map(|permille| permille as f32 / 1000.0))
+    }
+}
+
+/// What the reader gave a die of the roll read unsure ([`Referee::roll_odds`]): its mean
+/// probabilities over the tables that showed it in the roll area, `None` where it gave none.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RollDieOdds {
+    /// Of each value, 1 to 6.
+    pub values: Option<[f32; 6]>,
+    /// Of each colour of the game, in the order of `DieColor::ALL`.
+    pub colors: Option<[f32; 4]>,
 }
 
 /// The dice of the round's roll read again ([`Referee::roll_read_again`]).

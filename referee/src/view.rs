@@ -285,6 +285,8 @@ pub(crate) struct UnsureDie {
     pub confidence_permille: u16,
     /// The reader's probability of each value, 1 to 6, per mille, where it gave them.
     pub value_permille: Option<[u16; 6]>,
+    /// The same of each colour of the game (`DieColor::ALL`).
+    pub color_permille: Option<[u16; 4]>,
 }
 
 impl Seen {
@@ -569,6 +571,7 @@ impl Seen {
                     guess: d.die,
                     confidence_permille: permille(d.confidence),
                     value_permille: d.value_probabilities.map(|p| p.map(permille)),
+                    color_permille: d.color_probabilities.map(|p| p.map(permille)),
                 });
             }
             match d.place {
