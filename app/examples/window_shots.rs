@@ -48,7 +48,16 @@ fn main() {
     harness.state_mut().watch(Box::new(source), None).unwrap();
     for frame in frames {
         // The feed reads on its own thread; the window is drawn until it has read enough.
-        while harness.state().live.as_ref().unwrap().feed.snapshot().frames_read < frame {
+        while harness
+            .state()
+            .live
+            .as_ref()
+            .unwrap()
+            .feed
+            .snapshot()
+            .frames_read
+            < frame
+        {
             harness.step();
             std::thread::sleep(Duration::from_millis(5));
         }
