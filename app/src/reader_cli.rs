@@ -75,15 +75,20 @@ const RUNNER_UP_SHOWN: f32 = 0.15;
 /// the summary: the reader's odds are near even (1 in 6 each), as for a die under a meeple.
 const VALUE_UNREADABLE: f32 = 0.25;
 
+/// "1 die", "3 dice".
+fn counted(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
 fn write_summary(out: &mut impl Write, path: &Path, reading: &Reading, ms: f64) -> Result<()> {
     writeln!(
         out,
-        "{}: {}x{}, {} dice and {} meeples ({ms:.0} ms)",
+        "{}: {}x{}, {} and {} ({ms:.0} ms)",
         path.display(),
         reading.width,
         reading.height,
-        reading.dice.len(),
-        reading.meeples.len()
+        counted(reading.dice.len(), "die", "dice"),
+        counted(reading.meeples.len(), "meeple", "meeples"),
     )?;
     for die in &reading.dice {
         // An unsure die with what else it may be, when the reader gave it a chance: the
