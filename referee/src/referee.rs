@@ -14,7 +14,7 @@ use crate::journal::{JournalNotes, NotesFile, digest};
 use crate::observation::{Observation, Place};
 use crate::settle::{SettleRule, Settler};
 use crate::view::{Expected, Seen, Spot, TopPillar, compare, dice_difference};
-use crate::vote::Voter;
+use crate::vote::{Mean, Voter};
 
 /// How the referee decides.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -425,8 +425,8 @@ impl Referee {
         events
     }
 
-    /// Adds to `roll_odds` the value and colour probabilities of the dice of `roll_unsure` that `seen`
-    /// reads unsure in the roll area as the record has them.
+    /// Adds to `roll_odds` the value and colour probabilities of the dice of `roll_unsure`
+    /// that `seen` reads unsure in the roll area as the record has them.
     fn weigh_roll(&mut self, seen: &Seen) {
         let in_roll = (seen.unsure_dice.iter())
             .filter(|u| u.place == Place::RollArea && self.roll_unsure.contains(&u.guess));
@@ -436,15 +436,15 @@ impl Referee {
                 None => {
                     self.roll_odds.push(RollOdds {
                         die: unsure.guess,
-                        values: PermilleMean::new(),
-                        colors: PermilleMean::new(),
+                        values: Mean::new(),
+                        colors: Mean::new(),
                     });
                     self.roll_odds.len() - 1
                 }
             };
             let odds = &mut self.roll_odds[at];
-            odds.values.add(unsure.value_permille);
-            odds.colors.add(unsure.color_permille);
+            odds.values.add(unsure.value_permille.map(probabilities));
+            odds.colors.add(unsure.color_permille.map(probabilities));
         }
     }
 
@@ -468,12 +468,8 @@ impl Referee {
         if (explaining.iter()).any(|(a, _)| a.was != was || a.is.color != was.color) {
             return None;
         }
-        let roll = self
-            .roll_odds
-            .iter()
-            .find(|o| o.die == was)?
-            .values
-            .mean()?;
+        let roll = (self.roll_odds.iter().find(|o| o.die == was)?.values.get()?)
+            .map(|p| (p * 1000.0).round() as u32);
         let arrived: Vec<_> = (arrived.iter())
             .filter(|(_, die)| die.color == was.color)
             .collect();
@@ -1204,8 +1200,8 @@ impl Referee {
     pub fn roll_odds(&self, die: Die) -> RollDieOdds {
         (self.roll_odds.iter().find(|o| o.die == die)).map_or_else(RollDieOdds::default, |o| {
             RollDieOdds {
-                values: o.values.probabilities(),
-                colors: o.colors.probabilities(),
+                values: o.values.get(),
+                colors: o.colors.get(),
             }
         })
     }
@@ -1407,48 +1403,18 @@ const ODDS_FLOOR: u32 = 20;
 /// readings are weighed: players mostly play by the rules.
 const REFUSED_MOVE_ODDS: u32 = 10;
 
-/// The value and colour probabilities of a die of the roll read unsure, summed over the
-/// tables that showed it in the roll area.
+/// The value and colour probabilities of a die of the roll read unsure, over the tables
+/// that showed it in the roll area.
 #[derive(Clone, Debug)]
 struct RollOdds {
     die: Die,
-    values: PermilleMean<6>,
-    colors: PermilleMean<4>,
+    values: Mean<6>,
+    colors: Mean<4>,
 }
 
-/// The mean of rows of per-mille probabilities, as they are added.
-#[derive(Clone, Debug)]
-struct PermilleMean<const N: usize> {
-    sum: [u32; N],
-    rows: u32,
-}
-
-impl<const N: usize> PermilleMean<N> {
-    fn new() -> Self {
-        PermilleMean {
-            sum: [0; N],
-            rows: 0,
-        }
-    }
-
-    fn add(&mut self, row: Option<[u16; N]>) {
-        if let Some(row) = row {
-            for (sum, p) in self.sum.iter_mut().zip(row) {
-                *sum += u32::from(p);
-            }
-            self.rows += 1;
-        }
-    }
-
-    /// The mean per-mille probability of each class; `None` when no row was added.
-    fn mean(&self) -> Option<[u32; N]> {
-        (self.rows > 0).then(|| self.sum.map(|sum| sum / self.rows))
-    }
-
-    /// The mean as probabilities.
-    fn probabilities(&self) -> Option<[f32; N]> {
-        (self.mean()).map(|mean| mean.map(|permille| permille as f32 / 1000.0))
-    }
+/// Per-mille probabilities as probabilities.
+fn probabilities<const N: usize>(permille: [u16; N]) -> [f32; N] {
+    permille.map(|p| f32::from(p) / 1000.0)
 }
 
 /// What the reader gave a die of the roll read unsure ([`Referee::roll_odds`]): its mean

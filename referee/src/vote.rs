@@ -90,20 +90,20 @@ struct Sightings {
 
 /// The mean of rows of probabilities, as they are added.
 #[derive(Clone, Copy, Debug)]
-struct Mean<const N: usize> {
+pub(crate) struct Mean<const N: usize> {
     sum: [f32; N],
     count: u32,
 }
 
 impl<const N: usize> Mean<N> {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             sum: [0.0; N],
             count: 0,
         }
     }
 
-    fn add(&mut self, row: Option<[f32; N]>) {
+    pub(crate) fn add(&mut self, row: Option<[f32; N]>) {
         if let Some(row) = row {
             for (sum, p) in self.sum.iter_mut().zip(row) {
                 *sum += p;
@@ -113,7 +113,7 @@ impl<const N: usize> Mean<N> {
     }
 
     /// `None` when no row was added.
-    fn get(&self) -> Option<[f32; N]> {
+    pub(crate) fn get(&self) -> Option<[f32; N]> {
         (self.count > 0).then(|| self.sum.map(|sum| sum / self.count as f32))
     }
 }
