@@ -212,6 +212,18 @@ def loss_of(output: torch.Tensor, targets) -> torch.Tensor:
     return focal / count + 0.5 * box / count
 
 
+def distill_loss_of(output: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
+    """How far the model's grid is from a teacher finder's on the same crops: the teacher's
+    heat as soft targets (binary cross-entropy per class and cell, over the teacher's total
+    heat), its box sizes and offsets (L1, weighted by the teacher's heat there)."""
+    classes = len(FINDER_CLASSES)
+    soft = torch.sigmoid(teacher[:, :classes])
+    heat = F.binary_cross_entropy_with_logits(output[:, :classes], soft, reduction="sum")
+    where = soft.amax(1, keepdim=True)
+    box = ((output[:, classes:] - teacher[:, classes:]).abs() * where).sum()
+    return heat / soft.sum().clamp(min=1.0) + 0.5 * box / where.sum().clamp(min=1.0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--real", type=Path, default=Path("data/real/detection.json"))
@@ -235,6 +247,13 @@ def main() -> None:
         help="where the top-down path's 3x3 mixing convolution runs (8: run 9, cheaper, found fewer dice); "
         "give the --init model's own",
     )
+    parser.add_argument(
+        "--teacher",
+        type=Path,
+        help="an exported finder (.onnx, its top-down mix at stride 4) whose grid the model learns too, "
+        "crop by crop (distillation: a cheaper --mix-stride 8 finder taught by the shipped one)",
+    )
+    parser.add_argument("--distill", type=float, default=1.0, help="the weight of the teacher's loss beside the labels' (with --teacher)")
     parser.add_argument("--close-share", type=float, default=0.0, help="share of training crops that are a close look at one item")
     parser.add_argument("--close-sides", type=float, nargs=2, default=CLOSE_SIDES, metavar=("MIN", "MAX"), help="a close look's item side, finder pixels")
     parser.add_argument("--scales", type=float, nargs=2, default=SCALES, metavar=("MIN", "MAX"), help="a crop's scale, times the inference scale")
@@ -266,6 +285,13 @@ def main() -> None:
     else:
         with torch.no_grad():
             model.out.bias[: len(FINDER_CLASSES)].fill_(-4.0)
+    teacher = None
+    if args.teacher:
+        teacher = Finder(4)
+        init_from_onnx(teacher, args.teacher, batch_of(synth + real, rng, 32, FINDER_CROP_PX)[0])
+        teacher = fold_batch_norms(teacher).eval().to(args.device)
+        for parameter in teacher.parameters():
+            parameter.requires_grad_(False)
     model = model.to(args.device)
     if args.bf16:
         model = model.to(memory_format=torch.channels_last)
@@ -282,7 +308,12 @@ def main() -> None:
         set_one_cycle(optimiser, min(progress, 1.0), args.lr)
         x = x.to(args.device, non_blocking=True)
         targets = [t.to(args.device, non_blocking=True) for t in targets]
-        loss = loss_of(forward(model, x, args.bf16), targets)
+        output = forward(model, x, args.bf16)
+        loss = loss_of(output, targets)
+        if teacher is not None:
+            with torch.no_grad():
+                taught = teacher(x)
+            loss = loss + args.distill * distill_loss_of(output, taught)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
