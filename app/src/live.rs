@@ -174,8 +174,8 @@ pub struct RefereeView {
     /// shows later): the user may say, else the tables to come decide.
     pub undecided: Vec<Vec<Action>>,
     /// The dice of the round's roll read unsure that nothing has shown since, each with
-    /// the reader's probability of each value and colour while it lay in the roll area: the players
-    /// may say what each is, else what follows may.
+    /// the reader's probability of each value and colour while it lay in the roll area:
+    /// the players may say what each is, else what follows may.
     pub unsure_in_roll: Vec<(Die, RollDieOdds)>,
     /// Those of them that no table showed: the record holds the rules' likeliest guess.
     pub unseen_in_roll: Vec<Die>,
