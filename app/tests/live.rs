@@ -54,6 +54,16 @@ fn click(harness: &mut Harness<'static, TablesightApp>, label: &str) {
     }
 }
 
+/// Answers the referee's question by clicking `label` once the recording has ended: while
+/// frames are still read, a snapshot can lay the question's row out again between the
+/// frame a button was found in and the frame that clicks it, and the click misses.
+fn answer(harness: &mut Harness<'static, TablesightApp>, label: &str) {
+    step_until(harness, "the end of the recording", |h| {
+        snapshot(h).phase == FeedPhase::Ended
+    });
+    click(harness, label);
+}
+
 fn snapshot(harness: &Harness<'static, TablesightApp>) -> Arc<LiveSnapshot> {
     harness.state().live.as_ref().unwrap().feed.snapshot()
 }
@@ -648,7 +658,7 @@ fn a_move_the_table_cannot_tell_apart_is_asked_of_the_user() {
     let apprentice = "Red places the blue 2 with an apprentice on pillar 3 of the central tower";
     let master = "Red places the blue 2 with a master on pillar 3 of the central tower";
     assert!(harness.query_by_label(master).is_some());
-    click(&mut harness, apprentice);
+    answer(&mut harness, apprentice);
     step_until(&mut harness, "the answer played", |h| {
         h.state().game().unwrap().session.steps().len() == 5
     });
@@ -722,7 +732,7 @@ fn a_die_of_the_roll_read_unsure_is_asked_of_the_players_and_put_right() {
     );
     assert!(harness.query_by_label("purple 3 (as read)").is_some());
     // Another colour picked offers that colour's values; the colour read, its own again.
-    click(&mut harness, "blue, for the purple 3");
+    answer(&mut harness, "blue, for the purple 3");
     assert!(harness.query_by_label("blue 2").is_some());
     assert!(harness.query_by_label("purple 3 (as read)").is_none());
     click(&mut harness, "purple, for the purple 3");
@@ -772,7 +782,7 @@ fn a_die_of_the_roll_never_seen_is_asked_of_the_players_and_put_right() {
     let told = "Under a meeple, not read (the likeliest: the pink 5):";
     assert!(harness.query_by_label(told).is_some());
     assert!(harness.query_by_label("pink 5 (as read)").is_none());
-    click(&mut harness, "pink 6");
+    answer(&mut harness, "pink 6");
     step_until(&mut harness, "the roll put right", |h| placed(h, six));
     assert!(!placed(&harness, five));
     let referee = &snapshot(&harness).referee;
@@ -809,7 +819,7 @@ fn the_rank_of_a_meeple_read_unsure_is_asked_of_the_players() {
             .is_some()
     );
     assert!(harness.query_by_label("the master (as read)").is_some());
-    click(&mut harness, "an apprentice");
+    answer(&mut harness, "an apprentice");
     step_until(&mut harness, "the rank named", |h| {
         placed(h).is_some_and(|p| p.contains("with an apprentice"))
     });
@@ -1009,7 +1019,7 @@ fn a_desync_is_resolved_by_accepting_the_closest_legal_moves() {
         "{desync:?}"
     );
     assert!(harness.query_by_label_contains(place).is_some());
-    click(&mut harness, "Accept these moves");
+    answer(&mut harness, "Accept these moves");
     step_until(&mut harness, "the closest moves played", |h| {
         h.state().game().unwrap().session.steps().len() == 5
     });
