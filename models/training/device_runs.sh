@@ -9,11 +9,18 @@
 #          them (runs 22, 23);
 #   mined: (a seventeenth session) hard negatives (mine_negatives.py, in data/pack5, carried
 #          with data/pack2): reader 24 (shipped) trained on without and with them (runs
-#          27, 28), and without byler-d6, from scratch, without and with them (loo9, loo10).
+#          27, 28), and without byler-d6, from scratch, without and with them (loo9, loo10);
+#   wide:  (a thirty-third session) is a wider reader worth its time? Reader 31 trained on
+#          as it is (x16) and widened to 24 channels (x24, `widened` in common.py), on the
+#          rendered scenes of data/synth8 and data/synth9 (1,500 scenes; the packs of
+#          pack_crops.py's docstring in data/pack, data/pack2, data/pack3, each carried by a
+#          call of its own), and without byler-d6 from scratch at widths 16 and 24 (loo16,
+#          loo24: dice nobody here has seen).
 #
 # Run from the repository root, on a machine with a GPU and PyTorch:
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh first
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh mined
+#   MINUTES=7.5 OUT=/tmp/out bash models/training/device_runs.sh wide
 # (DEVICE=cpu WORKERS=1 MINUTES=0.3 tries it on a CPU.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -58,5 +65,20 @@ mined)
     run loo10 $NEG $LOO
     wait
     tar czf $OUT/runs-mined.tgz -C data runs/r27 runs/r28 runs/loo9 runs/loo10
+    ;;
+wide)
+    # Reader 31's recipe (models/HISTORY.md, the twenty-seventh and twenty-ninth sessions).
+    REAL="data/pack/real.npz"
+    SYNTH="data/pack2/synth8-train.npz data/pack/synth8-train-b.npz data/pack2/synth9-train-0.npz data/pack3/synth9-train-1.npz"
+    R="--real $REAL --synth $SYNTH --synth-val data/pack/synth8-val.npz --small-share 0.25 --real-share 0.55 --jpeg-share 0.5 --unsure-covered"
+    R="$R --polarity-share 0.25 --swirl-share 0.3 --upright-tilt 20 --workers $WORKERS"
+    ALL="$R --init models/reader.onnx --source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours --lr 0.0007 --seed 120"
+    run x16 $ALL --width 16
+    run x24 $ALL --width 24
+    LOO="$R --leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003 --seed 121"
+    run loo16 $LOO --width 16
+    run loo24 $LOO --width 24
+    wait
+    tar czf $OUT/runs-wide.tgz -C data runs/x16 runs/x24 runs/loo16 runs/loo24
     ;;
 esac

@@ -17,6 +17,15 @@ most 64 MiB with the repository):
     .venv-train/bin/python models/training/pack_crops.py data/synth4/train/crops.npz data/pack2/synth4-train.npz $P
     .venv-train/bin/python models/training/pack_crops.py data/synth4/train-b/crops.npz data/pack/synth4-train-b-0.npz $P --part 0/2
     .venv-train/bin/python models/training/pack_crops.py data/synth4/train-b/crops.npz data/pack2/synth4-train-b-1.npz $P --part 1/2
+The packs of `device_runs.sh wide` (a thirty-third session; the repository had grown to 40
+MiB, so the crops are 56 px and travel in three calls):
+    P="--px 56 --quality 80"
+    .venv-train/bin/python models/training/pack_crops.py data/real/crops.npz data/pack/real.npz $P --splits train val --keep rune55-dice=0.3
+    .venv-train/bin/python models/training/pack_crops.py data/synth8/val/crops.npz data/pack/synth8-val.npz $P
+    .venv-train/bin/python models/training/pack_crops.py data/synth8/train-b/crops.npz data/pack/synth8-train-b.npz $P
+    .venv-train/bin/python models/training/pack_crops.py data/synth8/train/crops.npz data/pack2/synth8-train.npz $P
+    .venv-train/bin/python models/training/pack_crops.py data/synth9/train/crops.npz data/pack2/synth9-train-0.npz $P --part 0/2
+    .venv-train/bin/python models/training/pack_crops.py data/synth9/train/crops.npz data/pack3/synth9-train-1.npz $P --part 1/2
 """
 
 from __future__ import annotations
