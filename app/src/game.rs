@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use egui::Ui;
+use rules::{Action, BonusTarget, TowerId};
 
 use crate::app::{Command, Screen, TablesightApp};
 
@@ -52,11 +53,19 @@ pub fn game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
     egui::CentralPanel::default().show(ui, |ui| {
         let top = ui.max_rect();
         crate::table::table_ui(view, &targets, teach, ui, &mut commands);
-        // The flag floats over the top of the table, so the towers do not move under it.
-        if view.flag.is_some() {
+        // The flag floats over the table, so the towers do not move under it: over the top,
+        // or over the bottom when the refused move was on tower A (the top card), so that
+        // it never hides the pillar it is about.
+        if let Some(flag) = &view.flag {
+            let (pivot, corner) = if on_tower_a(&flag.action) {
+                (egui::Align2::LEFT_BOTTOM, top.left_bottom())
+            } else {
+                (egui::Align2::LEFT_TOP, top.left_top())
+            };
             egui::Area::new(egui::Id::unique("tablesight-flag"))
                 .order(egui::Order::Foreground)
-                .fixed_pos(top.left_top())
+                .pivot(pivot)
+                .fixed_pos(corner)
                 .show(ui.ctx(), |ui| {
                     ui.set_width(top.width());
                     crate::turn::flag_ui(view, teach, ui, &mut commands);
@@ -66,4 +75,20 @@ pub fn game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
     for command in commands {
         app.command(command);
     }
+}
+
+/// Whether `action` puts something on tower A, whose card stands at the top of the table.
+fn on_tower_a(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Place { tower: TowerId::A, .. }
+            | Action::SetTile { tower: TowerId::A, .. }
+            | Action::BonusMeeple {
+                to: BonusTarget::Pillar {
+                    tower: TowerId::A,
+                    ..
+                },
+                ..
+            }
+    )
 }

@@ -125,6 +125,10 @@ fn an_illegal_placement_is_flagged_and_can_be_overridden() {
             .iter()
             .all(Option::is_none)
     );
+    // The flag floats over the bottom of the table, clear of tower A's card.
+    let allow = harness.get_by_label("Allow anyway").rect();
+    let pillar = harness.get_by_label_contains("tower A pillar 2").rect();
+    assert!(allow.top() > pillar.bottom(), "{allow:?} over {pillar:?}");
     harness.snapshot("illegal_flagged");
     click(&mut harness, "Allow anyway");
     assert!(log_contains(
