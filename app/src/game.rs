@@ -81,14 +81,18 @@ pub fn game_screen_ui(app: &mut TablesightApp, ui: &mut Ui) {
 fn on_tower_a(action: &Action) -> bool {
     matches!(
         action,
-        Action::Place { tower: TowerId::A, .. }
-            | Action::SetTile { tower: TowerId::A, .. }
-            | Action::BonusMeeple {
-                to: BonusTarget::Pillar {
-                    tower: TowerId::A,
-                    ..
-                },
+        Action::Place {
+            tower: TowerId::A,
+            ..
+        } | Action::SetTile {
+            tower: TowerId::A,
+            ..
+        } | Action::BonusMeeple {
+            to: BonusTarget::Pillar {
+                tower: TowerId::A,
                 ..
-            }
+            },
+            ..
+        }
     )
 }
