@@ -20,7 +20,7 @@
 # Run from the repository root, on a machine with a GPU and PyTorch:
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh first
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh mined
-#   MINUTES=7.5 OUT=/tmp/out bash models/training/device_runs.sh wide
+#   MINUTES=8 OUT=/tmp/out bash models/training/device_runs.sh wide
 # (DEVICE=cpu WORKERS=1 MINUTES=0.3 tries it on a CPU.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -70,8 +70,8 @@ wide)
     # Reader 31's recipe (models/HISTORY.md, the twenty-seventh and twenty-ninth sessions).
     REAL="data/pack/real.npz"
     SYNTH="data/pack2/synth8-train.npz data/pack/synth8-train-b.npz data/pack2/synth9-train-0.npz data/pack3/synth9-train-1.npz"
-    R="--real $REAL --synth $SYNTH --synth-val data/pack/synth8-val.npz --small-share 0.25 --real-share 0.55 --jpeg-share 0.5 --unsure-covered"
-    R="$R --polarity-share 0.25 --swirl-share 0.3 --upright-tilt 20 --workers $WORKERS"
+    # $TRAIN's $W holds the shares; the rendered validation crops are synth8's now.
+    R="--real $REAL --synth $SYNTH --synth-val data/pack/synth8-val.npz $NEW --upright-tilt 20 --workers $WORKERS"
     ALL="$R --init models/reader.onnx --source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours --lr 0.0007 --seed 120"
     run x16 $ALL --width 16
     run x24 $ALL --width 24
