@@ -60,6 +60,7 @@ def main() -> None:
     )
     parser.add_argument("--turns", type=int, default=1, choices=(1, 2, 4))
     parser.add_argument("--sheet", type=Path, help="PNG of the worst value readings")
+    parser.add_argument("--only", help="read only this source (a real dataset's name, or 'rendered')")
     args = parser.parse_args()
     session = ort.InferenceSession(str(args.model), providers=["CPUExecutionProvider"])
 
@@ -78,6 +79,8 @@ def main() -> None:
             keep = part & (synth["value"] >= 0)
             sets.append((name, synth["crops"][keep], synth["value"][keep]))
 
+    if args.only:
+        sets = [s for s in sets if s[0].startswith(args.only)]
     worst = []
     for name, crops, truth in sets:
         if len(truth) == 0:

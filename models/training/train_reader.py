@@ -180,14 +180,15 @@ def augment(
     polarity_share: float = 0.0,
     swirl_share: float = 0.0,
     mix_share: float = 0.0,
+    tint_share: float = 0.0,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The crops of `batch` as the reader learns them, and their labels. Dice turn freely,
     except, with `upright_tilt`, rendered dice seen more than that many degrees off the
     vertical: those stay upright as meeples do, since the side faces an oblique camera shows
     lie below the top face in the frame and a turned crop loses which face is on top.
 
-    `polarity_share`, `swirl_share` and `mix_share` recolour that share of the crops that are
-    not meeples (see `recoloured`)."""
+    `polarity_share`, `swirl_share`, `mix_share` and `tint_share` recolour that share of the
+    crops that are not meeples (see `recoloured`)."""
     n = len(batch["crops"])
     labels = {k: torch.from_numpy(batch[k].copy()) for k in ("kind", "value", "color", "player", "rank")}
     # Half cut as the finder cuts, half around the labelled box (drawn in this order, the
@@ -226,8 +227,8 @@ def augment(
     labels["color"][grey] = DIE_COLORS.index("other")
     # Any colour jitter small enough to keep pink pink.
     x = x * torch.from_numpy(rng.uniform(0.9, 1.1, (n, 3, 1, 1))).float()
-    if polarity_share > 0 or swirl_share > 0 or mix_share > 0:
-        x = recoloured(x, labels, real, rng, polarity_share, swirl_share, mix_share)
+    if polarity_share > 0 or swirl_share > 0 or mix_share > 0 or tint_share > 0:
+        x = recoloured(x, labels, real, rng, polarity_share, swirl_share, mix_share, tint_share)
 
     # Light, blur (small or soft dice), noise.
     x = x * torch.from_numpy(rng.uniform(0.6, 1.4, (n, 1, 1, 1))).float()
@@ -257,6 +258,7 @@ def recoloured(
     polarity_share: float,
     swirl_share: float,
     mix_share: float = 0.0,
+    tint_share: float = 0.0,
 ) -> torch.Tensor:
     """Looks no set has, for the dice nobody here has seen (a reader trained without
     byler-d6 misread its dark dice with red pips, opaque yellow dice with black pips and teal
@@ -271,8 +273,13 @@ def recoloured(
     - Channel mix (`mix_share`): one grey picture of the crop's channels weighed by random
       signed weights, stretched to 0..1: pips that differ from the body in hue more than in
       brightness (red pips on a dark red or blue body) become light or dark ones.
+    - Tint (`tint_share`): the other way round, a duotone: the crop's grey mapped from a dark
+      colour to a light or saturated one (either way round), so that pips lighter than the
+      body become red pips on a black body, yellow pips on a dark teal one, black pips on a
+      gold one: pips that differ from the body more in hue than in brightness, as the
+      dice a reader trained without byler-d6 misread (the thirty-fourth session).
 
-    All three touch dice and crops of nothing alike (else a recoloured look would mean "die"),
+    All four touch dice and crops of nothing alike (else a recoloured look would mean "die"),
     never meeples (their colour is their player) nor the game's rendered dice, whose look
     the reader knows (recoloured too, in runs 23 and 23b, they were read 2-3 points worse);
     a recoloured die loses its colour label."""
@@ -295,7 +302,25 @@ def recoloured(
         low = grey.amin(dim=(2, 3), keepdim=True)
         high = grey.amax(dim=(2, 3), keepdim=True)
         x[mixed] = ((grey - low) / (high - low).clamp(min=1e-3)).expand(-1, 3, -1, -1)
-    labels["color"][inverted | swirled | mixed] = IGNORE
+    # Drawn only when asked for, so that the runs before it draw what they drew.
+    tinted = torch.zeros(n, dtype=torch.bool)
+    if tint_share > 0:
+        tinted = recolourable & torch.from_numpy(rng.random(n) < tint_share)
+    if tinted.any():
+        m = int(tinted.sum())
+        grey = x[tinted].mean(dim=1, keepdim=True)
+        dark = rng.uniform(0.0, 0.25, (m, 3))
+        light = rng.uniform(0.0, 1.0, (m, 3))
+        # More saturated than uniform channels (a pure red as often as a pastel), its
+        # brightest channel 0.6-1.
+        light -= light.min(axis=1, keepdims=True) * rng.uniform(0.0, 1.0, (m, 1))
+        light *= rng.uniform(0.6, 1.0, (m, 1)) / light.max(axis=1, keepdims=True).clip(min=1e-3)
+        swap = rng.random(m) < 0.5
+        dark[swap], light[swap] = light[swap], dark[swap].copy()
+        low = torch.from_numpy(dark).float()[:, :, None, None]
+        high = torch.from_numpy(light).float()[:, :, None, None]
+        x[tinted] = low + (high - low) * grey
+    labels["color"][inverted | swirled | mixed | tinted] = IGNORE
     return x
 
 
@@ -448,6 +473,9 @@ def main() -> None:
     parser.add_argument(
         "--mix-share", type=float, default=0.0, help="share of dice (and crops of nothing) turned to a grey of randomly weighed channels"
     )
+    parser.add_argument(
+        "--tint-share", type=float, default=0.0, help="share of dice (and crops of nothing) turned to a duotone of two random colours"
+    )
     parser.add_argument("--device", default="cpu", help="where the model trains (cpu, cuda); the augmentation runs on the CPU")
     parser.add_argument(
         "--minutes", type=float, help="end the run after this many minutes (the schedule follows the clock) if --steps are not done by then"
@@ -568,6 +596,7 @@ def draw_batches(train: dict[str, np.ndarray], weights: np.ndarray, args: argpar
             args.polarity_share,
             args.swirl_share,
             args.mix_share,
+            args.tint_share,
         )
 
 
