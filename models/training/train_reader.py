@@ -316,7 +316,7 @@ def recoloured(
         light -= light.min(axis=1, keepdims=True) * rng.uniform(0.0, 1.0, (m, 1))
         light *= rng.uniform(0.6, 1.0, (m, 1)) / light.max(axis=1, keepdims=True).clip(min=1e-3)
         swap = rng.random(m) < 0.5
-        dark[swap], light[swap] = light[swap], dark[swap].copy()
+        dark[swap], light[swap] = light[swap], dark[swap]
         low = torch.from_numpy(dark).float()[:, :, None, None]
         high = torch.from_numpy(light).float()[:, :, None, None]
         x[tinted] = low + (high - low) * grey
