@@ -11,46 +11,18 @@
 // A test that cannot read its fixtures should fail loudly; helpers unwrap like tests do.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::cell::Cell;
-use std::fmt::Debug;
+#[path = "../../tests/support/json_fuzz.rs"]
+mod json_fuzz;
 
+use json_fuzz::{Vocabulary, bytes, fuzz, json_value, mutate, mutation, words};
 use proptest::prelude::*;
-use proptest::sample::{Index, select};
-use proptest::test_runner::{TestCaseError, TestRunner};
+use proptest::sample::select;
+use proptest::test_runner::TestCaseError;
 use rules::{
     Action, CatalogueError, FormatError, GameRecord, GameSetup, PlayerColor, RecordError,
     SnapshotError, TableSnapshot, TileCatalogue, random_game, rng_from_seed,
 };
 use serde_json::Value;
-
-/// Cases per test: `PROPTEST_CASES`, or a few hundred so that `cargo test` stays quick.
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(300)
-}
-
-/// Runs `test` on `cases()` inputs from `strategy` and prints how many were tried.
-fn fuzz<S: Strategy>(name: &str, strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>)
-where
-    S::Value: Debug,
-{
-    let config = ProptestConfig {
-        cases: cases(),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    };
-    let tried = Cell::new(0u64);
-    let result = TestRunner::new(config).run(&strategy, |input| {
-        tried.set(tried.get() + 1);
-        test(input)
-    });
-    eprintln!("fuzz {name}: {} inputs tried", tried.get());
-    if let Err(error) = result {
-        panic!("{name}: {error}");
-    }
-}
 
 /// A refusal a person can act on: not empty, no empty line, no serde jargon.
 fn clear(message: &str) -> Result<(), TestCaseError> {
@@ -138,144 +110,26 @@ fn check_notation(text: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// Words the formats use, so that arbitrary values often get past the first check.
-const WORDS: &str = concat!(
-    "red green blue yellow pink purple orange apprentice master outer central ",
-    "two_prestige level_prestige extra_meeple spell up down tablesight-game ",
-    "tablesight-tiles start-yellow-1-2 start-purple-even start-yellow-different ",
-    "start-pink-yellow-5-6 blue-odd purple-odd spellbook A central2 "
-);
-
-/// The keys of every format, and a few near misses.
-const KEYS: &str = concat!(
-    "players towers kind completed_floors top die dice meeple color value player rank ",
-    "spellbooks prestige mana_pool round format version setup actions overridden ",
-    "first_player a b c central floor_stack id name starting restriction colors ",
-    "values all_different bonuses source tiles roll set_tile tower tile place pillar ",
-    "bonus_meeple from to reserve spellbook skip_bonus cast effect via_manipulation ",
-    "change direction flip metamorphosis exchange rolled pool permutation recall ",
-    "end_turn "
-);
-
-/// The words of a space-separated list, and `more` that such a list cannot hold.
-fn words(list: &'static str, more: &[&'static str]) -> Vec<&'static str> {
-    list.split_whitespace()
-        .chain(more.iter().copied())
-        .collect()
-}
-
-fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        (0u64..20).prop_map(Value::from),
-        any::<u64>().prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        any::<f64>()
-            .prop_map(|x| serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)),
-        select(words(WORDS, &[""])).prop_map(Value::from),
-        ".{0,12}".prop_map(Value::String),
-    ];
-    leaf.prop_recursive(5, 96, 8, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
-            prop::collection::vec((key(), inner), 0..8)
-                .prop_map(|entries| Value::Object(entries.into_iter().collect())),
-        ]
-    })
-}
-
-fn key() -> impl Strategy<Value = String> {
-    prop_oneof![
-        select(words(KEYS, &[])).prop_map(String::from),
-        "[a-z_]{0,10}"
-    ]
-}
-
-/// Bytes, often JSON-like.
-fn bytes() -> impl Strategy<Value = String> {
-    let byte = prop_oneof![
-        any::<u8>(),
-        select(b"{}[]\":,-.0123456789 \nelnrtu".to_vec())
-    ];
-    prop::collection::vec(byte, 0..256).prop_map(|b| String::from_utf8_lossy(&b).into_owned())
-}
-
-/// How a valid document is broken.
-#[derive(Clone, Debug)]
-enum Mutation {
-    Replace(Index, Value),
-    Remove(Index),
-    Insert(Index, String, Value),
-}
-
-fn mutation() -> impl Strategy<Value = Mutation> {
-    prop_oneof![
-        (any::<Index>(), json_value()).prop_map(|(at, value)| Mutation::Replace(at, value)),
-        any::<Index>().prop_map(Mutation::Remove),
-        (any::<Index>(), key(), json_value())
-            .prop_map(|(at, key, value)| Mutation::Insert(at, key, value)),
-    ]
-}
-
-/// Every node of `value` as a JSON pointer.
-fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
-    match value {
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                pointers(item, format!("{at}/{i}"), out);
-            }
-        }
-        Value::Object(map) => {
-            for (key, item) in map {
-                pointers(
-                    item,
-                    format!("{at}/{}", key.replace('~', "~0").replace('/', "~1")),
-                    out,
-                );
-            }
-        }
-        _ => {}
-    }
-    out.push(at);
-}
-
-fn mutate(document: &Value, mutation: &Mutation) -> String {
-    let mut value = document.clone();
-    let mut all = Vec::new();
-    pointers(&value, String::new(), &mut all);
-    match mutation {
-        Mutation::Replace(at, new) => {
-            if let Some(node) = value.pointer_mut(at.get(&all).as_str()) {
-                *node = new.clone();
-            }
-        }
-        Mutation::Remove(at) => {
-            let pointer = at.get(&all).as_str();
-            if let Some((parent, last)) = pointer.rsplit_once('/') {
-                match value.pointer_mut(parent) {
-                    Some(Value::Object(map)) => {
-                        map.remove(&last.replace("~1", "/").replace("~0", "~"));
-                    }
-                    Some(Value::Array(items)) => {
-                        if let Ok(i) = last.parse::<usize>() {
-                            items.remove(i);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Mutation::Insert(at, key, new) => match value.pointer_mut(at.get(&all).as_str()) {
-            Some(Value::Object(map)) => {
-                map.insert(key.clone(), new.clone());
-            }
-            Some(Value::Array(items)) => items.push(new.clone()),
-            _ => {}
-        },
-    }
-    value.to_string()
-}
+/// Words the formats use, and the keys of every format with a few near misses.
+const VOCABULARY: Vocabulary = Vocabulary {
+    words: concat!(
+        "red green blue yellow pink purple orange apprentice master outer central ",
+        "two_prestige level_prestige extra_meeple spell up down tablesight-game ",
+        "tablesight-tiles start-yellow-1-2 start-purple-even start-yellow-different ",
+        "start-pink-yellow-5-6 blue-odd purple-odd spellbook A central2 "
+    ),
+    more_words: &[""],
+    keys: concat!(
+        "players towers kind completed_floors top die dice meeple color value player rank ",
+        "spellbooks prestige mana_pool round format version setup actions overridden ",
+        "first_player a b c central floor_stack id name starting restriction colors ",
+        "values all_different bonuses source tiles roll set_tile tower tile place pillar ",
+        "bonus_meeple from to reserve spellbook skip_bonus cast effect via_manipulation ",
+        "change direction flip metamorphosis exchange rolled pool permutation recall ",
+        "end_turn "
+    ),
+    small_numbers: 20,
+};
 
 /// Valid snapshots and records of random games of 2, 3 and 4 players, mid-game and over.
 fn valid_documents() -> (Vec<Value>, Vec<Value>) {
@@ -312,7 +166,7 @@ fn fuzz_every_parser_with_arbitrary_bytes() {
 #[test]
 fn fuzz_every_json_parser_with_arbitrary_values() {
     let catalogue = TileCatalogue::arkhanos();
-    fuzz("json values", json_value(), |value| {
+    fuzz("json values", json_value(&VOCABULARY), |value| {
         let text = value.to_string();
         check_snapshot(&text)?;
         check_record(&text, &catalogue)?;
@@ -323,7 +177,7 @@ fn fuzz_every_json_parser_with_arbitrary_values() {
 #[test]
 fn fuzz_snapshots_with_one_part_broken() {
     let (snapshots, _) = valid_documents();
-    let strategy = (select(snapshots), mutation());
+    let strategy = (select(snapshots), mutation(&VOCABULARY));
     fuzz("broken snapshots", strategy, |(document, mutation)| {
         check_snapshot(&mutate(&document, &mutation))
     });
@@ -333,7 +187,7 @@ fn fuzz_snapshots_with_one_part_broken() {
 fn fuzz_records_with_one_part_broken() {
     let catalogue = TileCatalogue::arkhanos();
     let (_, records) = valid_documents();
-    let strategy = (select(records), mutation());
+    let strategy = (select(records), mutation(&VOCABULARY));
     fuzz("broken records", strategy, |(document, mutation)| {
         check_record(&mutate(&document, &mutation), &catalogue)
     });
@@ -342,7 +196,7 @@ fn fuzz_records_with_one_part_broken() {
 #[test]
 fn fuzz_catalogues_with_one_part_broken() {
     let shipped: Value = serde_json::from_str(&TileCatalogue::arkhanos().to_json()).unwrap();
-    fuzz("broken catalogues", mutation(), |mutation| {
+    fuzz("broken catalogues", mutation(&VOCABULARY), |mutation| {
         check_catalogue(&mutate(&shipped, &mutation))
     });
 }
