@@ -300,7 +300,18 @@ impl TableReader {
         // was read from stays the one later frames are compared with, so the first frame
         // after the hand reads what the hand changed.
         let step = self.motion.step().largest();
-        let moving_hand = step.largest_region() >= HAND_BLOCKS;
+        // An arm coming in over the mat or going out moves blocks at the picture's border,
+        // however few: a frame read then would show part of it, and the frames after it,
+        // compared with that one, a hand at rest that is not there (the roll put down
+        // under it never read). Movement beyond the mat (someone passing behind) is not.
+        let arm = (step.bounds().zip(self.geometry.mat_box_px())).is_some_and(|(a, mat)| {
+            step.touches_border()
+                && a[0] < mat[2]
+                && mat[0] < a[2]
+                && a[1] < mat[3]
+                && mat[1] < a[3]
+        });
+        let moving_hand = step.largest_region() >= HAND_BLOCKS || arm;
         let seats: Vec<PlayerColor> = state.players().iter().map(|p| p.color).collect();
         // A hand that stops over the table changes nothing from one frame to the next, so
         // it is followed from the frames where it moved (`resting_hand`).
@@ -591,6 +602,49 @@ mod tests {
             );
         }
         assert!(table.zone_boxes_px(&[Zone::Table], &seats).is_empty());
+    }
+
+    #[test]
+    fn an_arm_coming_in_over_the_mat_is_not_read_however_little_shows() {
+        // Seen first as a few blocks at the picture's border: read then, the frame would
+        // show part of it, and the frames after it, compared with that one, a hand at rest
+        // where it was (rendered game of seed 52: its roll never read).
+        let (image, camera, state) = front_view();
+        let mut table =
+            TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2(), 5);
+        table.observe(&image, &state, 0, 0.0).unwrap();
+        let [left, _, right, bottom] = table.geometry.mat_box_px().unwrap();
+        assert!(
+            bottom < image.height() as f32 - 40.0,
+            "the mat reaches the border"
+        );
+        // A strip 60 px wide from the bottom border to 8 px into the mat's box: a hand's
+        // fingers, or something moving by the table beside the mat.
+        let strip = |x0: u32| {
+            let mut frame = image.clone();
+            for y in bottom as u32 - 8..image.height() {
+                for x in x0..x0 + 60 {
+                    frame.put_pixel(x, y, image::Rgb([214, 162, 140]));
+                }
+            }
+            frame
+        };
+        let middle = ((left + right) / 2.0) as u32;
+        let (_, observation) = table.observe(&strip(middle), &state, 1, 0.1).unwrap();
+        assert!(
+            observation.repeated && observation.covered == [Zone::Table],
+            "{observation:?}"
+        );
+        let (_, observation) = table.observe(&image, &state, 2, 0.2).unwrap();
+        assert!(observation.is_covered(), "the arm moved out");
+        let (_, observation) = table.observe(&image, &state, 3, 0.3).unwrap();
+        assert!(!observation.is_covered(), "{observation:?}");
+        assert!(left > 100.0, "no room beside the mat");
+        let (_, observation) = table.observe(&strip(20), &state, 4, 0.4).unwrap();
+        assert!(
+            !observation.repeated && !observation.is_covered(),
+            "movement beside the mat: {observation:?}"
+        );
     }
 
     #[test]

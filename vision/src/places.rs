@@ -355,6 +355,13 @@ impl TableGeometry {
         )
     }
 
+    /// The box in pixels of the mat, around its printed markers (they stand along its
+    /// edges); `None` when part of it is behind the camera.
+    pub fn mat_box_px(&self) -> Option<BoxPx> {
+        let corners = (self.layout.markers.iter()).flat_map(|marker| marker.corners());
+        Some(self.projected_box(corners)?.map(|v| v as f32))
+    }
+
     /// The box in the image of each printed marker in front of the camera.
     fn marker_boxes_px(&self) -> Vec<[f64; 4]> {
         (self.layout.markers.iter())
