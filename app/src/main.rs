@@ -85,7 +85,7 @@ enum Command {
     MatLayout,
     /// Finds the mat in a photo: markers, lens, camera pose, reprojection error, zones.
     Calibrate {
-        /// A photo (JPEG, PNG or WebP) of the table from the camera's place.
+        /// A photo (JPEG, PNG, WebP, BMP or TIFF) of the table from the camera's place.
         image: PathBuf,
         /// More photos of the mat from other places, to measure the lens better.
         #[arg(long = "view")]
@@ -106,7 +106,7 @@ enum Command {
     },
     /// Reads every die (colour, value) and meeple (player, rank) in a photo or frame.
     Detect {
-        /// A photo or frame (JPEG, PNG or WebP), any size; EXIF orientation is applied.
+        /// A photo or frame (JPEG, PNG, WebP, BMP or TIFF), any size; EXIF orientation is applied.
         image: PathBuf,
         /// Print one JSON object: dice and meeples with boxes in pixels of the image.
         #[arg(long)]

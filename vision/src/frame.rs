@@ -19,7 +19,7 @@ pub fn gray_from_image(image: &DynamicImage) -> GrayFrame {
     }
 }
 
-/// Reads a JPEG, PNG or WebP file as a grey frame, turned upright as its EXIF orientation
+/// Reads a JPEG, PNG, WebP, BMP or TIFF file as a grey frame, turned upright as its EXIF orientation
 /// says; a missing, truncated or corrupt file is an error that names it.
 pub fn read_gray(path: &Path) -> Result<GrayFrame, VisionError> {
     Ok(gray_from_image(&read_image(path)?))
@@ -48,7 +48,7 @@ fn read_image(path: &Path) -> Result<DynamicImage, VisionError> {
         .into_decoder()
         .map_err(|e| match e {
             ImageError::Unsupported(_) => error(format!(
-                "{e} (Tablesight reads JPEG, PNG and WebP: a phone's HEIC photo is to be saved as JPEG)"
+                "{e} (Tablesight reads JPEG, PNG, WebP, BMP and TIFF: a phone's HEIC photo is to be saved as JPEG)"
             )),
             e => error(e.to_string()),
         })?;
@@ -153,6 +153,21 @@ mod tests {
         assert!(jpeg_truncated(&whole[..whole.len() / 2]));
         assert!(jpeg_truncated(&whole[..3]));
         assert!(!jpeg_truncated(b"\x89PNG\r\n\x1a\n"));
+    }
+
+    #[test]
+    fn a_photo_saved_as_bmp_or_tiff_reads_as_its_pixels() {
+        let photo = image::load_from_memory(&fixture_jpeg()).unwrap();
+        for (name, format) in [
+            ("photo.bmp", image::ImageFormat::Bmp),
+            ("photo.tiff", image::ImageFormat::Tiff),
+        ] {
+            let path = std::env::temp_dir().join(format!("{}-{name}", std::process::id()));
+            photo.save_with_format(&path, format).unwrap();
+            let read = read_rgb(&path);
+            std::fs::remove_file(&path).unwrap();
+            assert_eq!(read.unwrap(), photo.to_rgb8(), "{name}");
+        }
     }
 
     #[test]
