@@ -304,13 +304,10 @@ impl TableReader {
         // however few: a frame read then would show part of it, and the frames after it,
         // compared with that one, a hand at rest that is not there (the roll put down
         // under it never read). Movement beyond the mat (someone passing behind) is not.
-        let arm = (step.bounds().zip(self.geometry.mat_box_px())).is_some_and(|(a, mat)| {
-            step.touches_border()
-                && a[0] < mat[2]
-                && mat[0] < a[2]
-                && a[1] < mat[3]
-                && mat[1] < a[3]
-        });
+        let arm = step.touches_border()
+            && (step.bounds().zip(self.geometry.mat_box_px())).is_some_and(|(moved, mat)| {
+                moved[0] < mat[2] && mat[0] < moved[2] && moved[1] < mat[3] && mat[1] < moved[3]
+            });
         let moving_hand = step.largest_region() >= HAND_BLOCKS || arm;
         let seats: Vec<PlayerColor> = state.players().iter().map(|p| p.color).collect();
         // A hand that stops over the table changes nothing from one frame to the next, so
