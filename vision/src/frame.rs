@@ -19,8 +19,8 @@ pub fn gray_from_image(image: &DynamicImage) -> GrayFrame {
     }
 }
 
-/// Reads a JPEG, PNG, WebP, BMP or TIFF file as a grey frame, turned upright as its EXIF orientation
-/// says; a missing, truncated or corrupt file is an error that names it.
+/// Reads a JPEG, PNG, WebP, BMP or TIFF file as a grey frame, turned upright as its EXIF
+/// orientation says; a missing, truncated or corrupt file is an error that names it.
 pub fn read_gray(path: &Path) -> Result<GrayFrame, VisionError> {
     Ok(gray_from_image(&read_image(path)?))
 }
