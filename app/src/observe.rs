@@ -499,6 +499,26 @@ mod tests {
         (image, camera, setup.start(&catalogue).unwrap())
     }
 
+    /// A hand's or an arm's colour, painted over the frame.
+    const SKIN: [u8; 3] = [214, 162, 140];
+
+    /// `image` with the pixels in `columns` x `rows` (clipped to it) painted `color`: a
+    /// hand, an arm, a die put down.
+    fn painted(
+        image: &RgbImage,
+        columns: std::ops::Range<u32>,
+        rows: std::ops::Range<u32>,
+        color: [u8; 3],
+    ) -> RgbImage {
+        let mut frame = image.clone();
+        for y in rows.start..rows.end.min(image.height()) {
+            for x in columns.start..columns.end.min(image.width()) {
+                frame.put_pixel(x, y, image::Rgb(color));
+            }
+        }
+        frame
+    }
+
     #[test]
     fn a_still_table_is_read_again_a_few_frames_then_its_reading_repeated() {
         let (image, camera, state) = front_view();
@@ -526,21 +546,13 @@ mod tests {
         let (first, _) = table.observe(&image, &state, 0, 0.0).unwrap();
         // A hand (a skin-coloured patch) sweeping over the middle of the table, frame
         // after frame, then gone, leaving a pink die where there was none.
-        let (width, height) = image.dimensions();
-        let paint = |x0: u32, y0: u32, side: u32, color: [u8; 3]| {
-            let mut frame = image.clone();
-            for y in y0..(y0 + side).min(height) {
-                for x in x0..(x0 + side).min(width) {
-                    frame.put_pixel(x, y, image::Rgb(color));
-                }
-            }
-            frame
+        let paint = |x0: u32, y0: u32, side: u32, color| {
+            painted(&image, x0..x0 + side, y0..y0 + side, color)
         };
-        let skin = [214, 162, 140];
         for (frame, x0) in [(1, 300), (2, 420), (3, 540)] {
             let (reading, observation) = table
                 .observe(
-                    &paint(x0, 200, 260, skin),
+                    &paint(x0, 200, 260, SKIN),
                     &state,
                     frame,
                     0.1 * frame as f64,
@@ -571,12 +583,7 @@ mod tests {
         table.observe(&image, &state, 0, 0.0).unwrap();
         // A hand over the second player's spellbook (the mat's right front corner), its arm
         // off the mat to the right: it comes in, then goes.
-        let mut hand = image.clone();
-        for y in 430..630 {
-            for x in 900..1100 {
-                hand.put_pixel(x, y, image::Rgb([214, 162, 140]));
-            }
-        }
+        let hand = painted(&image, 900..1100, 430..630, SKIN);
         let green = PlayerColor::Green;
         let seats = [PlayerColor::Red, green];
         for (frame, picture) in [(1, &hand), (2, &image)] {
@@ -617,15 +624,7 @@ mod tests {
         );
         // A strip 60 px wide from the bottom border to 8 px into the mat's box: a hand's
         // fingers, or something moving by the table beside the mat.
-        let strip = |x0: u32| {
-            let mut frame = image.clone();
-            for y in bottom as u32 - 8..image.height() {
-                for x in x0..x0 + 60 {
-                    frame.put_pixel(x, y, image::Rgb([214, 162, 140]));
-                }
-            }
-            frame
-        };
+        let strip = |x0: u32| painted(&image, x0..x0 + 60, bottom as u32 - 8..image.height(), SKIN);
         let middle = ((left + right) / 2.0) as u32;
         let (_, observation) = table.observe(&strip(middle), &state, 1, 0.1).unwrap();
         assert!(
@@ -650,17 +649,8 @@ mod tests {
         let mut table =
             TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2(), 5);
         let (first, _) = table.observe(&image, &state, 0, 0.0).unwrap();
-        let width = image.width();
         // An arm from the right border, its hand over the second player's spellbook.
-        let arm = |x0: u32| {
-            let mut frame = image.clone();
-            for y in 430..630 {
-                for x in x0..width {
-                    frame.put_pixel(x, y, image::Rgb([214, 162, 140]));
-                }
-            }
-            frame
-        };
+        let arm = |x0: u32| painted(&image, x0..image.width(), 430..630, SKIN);
         let green = PlayerColor::Green;
         let spellbook = [
             Zone::Spellbook { player: green },
