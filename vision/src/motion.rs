@@ -17,10 +17,28 @@ const THUMB_WIDTH: u32 = 160;
 /// its shadow seen from a webcam over the mat.
 const BLOCK_CELLS: usize = 4;
 /// A block has moved when its cells' levels (the channel that changed most in each) changed
-/// by more than this on average (0..255). A
-/// die's pips turned by a spell change a 32 px block by 10-20 levels; a webcam's noise,
-/// averaged over a cell's 64 pixels, by well under 1.
+/// by more than this on average (0..255), or by more than its noise allows ([`NoiseFloor`]).
+/// A die's pips turned by a spell change a 32 px block by 10-20 levels; a webcam's noise,
+/// averaged over a cell's 64 pixels, by under 1 in good light, and by 2-4 in dim light on a
+/// dark cloth, where the sensor's gain is high and sRGB stretches the shadows.
 const MOVED_LEVELS: f32 = 4.0;
+/// How many of the last steps (frame to next frame) [`NoiseFloor`] keeps for each block.
+const NOISE_STEPS: usize = 32;
+/// A block's quiet change is the change this share of its kept steps stays under: a hand
+/// moving over the block in most of them leaves it low.
+const QUIET_SHARE: f32 = 0.2;
+/// The steps a block's noise is known from: before, a block moves by `MOVED_LEVELS`.
+const NOISE_KNOWN_STEPS: usize = NOISE_STEPS / 4;
+/// A block has moved when it changed by more than its quiet change times this. The noise
+/// then moves a few blocks here and there, which are read again, but seldom 16 side by side,
+/// a hand's region. Measured on two rendered games (`tablesight referee`, models/HISTORY.md,
+/// the thirty-seventh session): under 1.4 a dim game's noise is still a hand in most
+/// frames; from 1.8 the demo's game is followed wrong from its fifteenth action (other blocks
+/// read again, and an apprentice on a spellbook missed there).
+const NOISE_MARGIN: f32 = 1.5;
+/// The most a block's noise raises the change it needs to have moved: a hand, a die put
+/// down or a die's turned face change a block by more.
+const NOISY_LEVELS: f32 = 10.0;
 
 /// The colour thumbnail of one frame: each cell's mean red, green and blue.
 #[derive(Clone, Debug, PartialEq)]
@@ -275,12 +293,67 @@ impl Changes {
     }
 }
 
+/// How much each block changes from one frame to the next when nothing over it moves: the
+/// picture's noise, which a dim webcam's gain makes larger in the shadows than in the light.
+/// Kept from each block's last steps (a low share of them, so that a hand passing over the
+/// block does not raise it).
+#[derive(Clone, Debug, Default)]
+struct NoiseFloor {
+    /// The blocks' changes of the last steps, oldest first; all of one grid.
+    steps: std::collections::VecDeque<Vec<f32>>,
+    /// The change each block needs to have moved.
+    moved_levels: Vec<f32>,
+}
+
+impl NoiseFloor {
+    /// Adds one step's block changes, or forgets every step when the grid changed or there
+    /// was no step (`None`: a first frame, or one of another size).
+    fn add(&mut self, step: Option<&Vec<f32>>) {
+        let Some(step) = step else {
+            *self = Self::default();
+            return;
+        };
+        if self.steps.front().is_some_and(|s| s.len() != step.len()) {
+            *self = Self::default();
+        }
+        if self.steps.len() == NOISE_STEPS {
+            self.steps.pop_front();
+        }
+        self.steps.push_back(step.clone());
+        if self.steps.len() < NOISE_KNOWN_STEPS {
+            self.moved_levels.clear();
+            return;
+        }
+        let quiet_rank = (self.steps.len() as f32 * QUIET_SHARE) as usize;
+        let mut kept = Vec::with_capacity(self.steps.len());
+        self.moved_levels = (0..step.len())
+            .map(|block| {
+                kept.clear();
+                kept.extend(self.steps.iter().map(|s| s[block]));
+                let quiet = *kept.select_nth_unstable_by(quiet_rank, f32::total_cmp).1;
+                (quiet * NOISE_MARGIN).clamp(MOVED_LEVELS, NOISY_LEVELS)
+            })
+            .collect();
+    }
+
+    /// Which of a frame's blocks moved, from their changes.
+    fn moved(&self, levels: &[f32]) -> Vec<bool> {
+        if self.moved_levels.len() != levels.len() {
+            return levels.iter().map(|&l| l > MOVED_LEVELS).collect();
+        }
+        (levels.iter().zip(&self.moved_levels))
+            .map(|(&l, &needed)| l > needed)
+            .collect()
+    }
+}
+
 /// Compares frames with the frame last read, and with the frame before.
 #[derive(Clone, Debug)]
 pub struct Motion {
     read: Option<Thumbnail>,
     latest: Option<Thumbnail>,
     step: Changes,
+    noise: NoiseFloor,
 }
 
 impl Default for Motion {
@@ -289,6 +362,7 @@ impl Default for Motion {
             read: None,
             latest: None,
             step: Changes::everything(),
+            noise: NoiseFloor::default(),
         }
     }
 }
@@ -298,10 +372,23 @@ impl Motion {
     /// ([`Motion::mark_read`]); everything when there is none, or its size differs.
     pub fn compare(&mut self, image: &RgbImage) -> Changes {
         let now = Thumbnail::of(image);
-        let changes = between(self.read.as_ref(), &now, [1.0; 3]);
-        self.step = between(self.latest.as_ref(), &now, [1.0; 3]);
+        let step = block_levels(self.latest.as_ref(), &now, [1.0; 3]);
+        self.noise.add(step.as_ref());
+        self.step = self.moved(&now, step);
+        let changes = self.moved(&now, block_levels(self.read.as_ref(), &now, [1.0; 3]));
         self.latest = Some(now);
         changes
+    }
+
+    /// The blocks of `now` that moved, from their changes; everything when there are none.
+    fn moved(&self, now: &Thumbnail, levels: Option<Vec<f32>>) -> Changes {
+        let Some(levels) = levels else {
+            return Changes::everything();
+        };
+        Changes {
+            moved: self.noise.moved(&levels),
+            ..Changes::unmoved(now.cell, now.columns, now.rows)
+        }
     }
 
     /// The blocks that moved from the frame compared before the last to the last one,
@@ -337,7 +424,7 @@ impl Motion {
             let middle = ratios.len() / 2;
             *ratios.select_nth_unstable_by(middle, f32::total_cmp).1
         });
-        between(Some(read), latest, gain)
+        self.moved(latest, block_levels(Some(read), latest, gain))
     }
 
     /// The frame last compared has been read: later frames are compared with it.
@@ -348,18 +435,17 @@ impl Motion {
     }
 }
 
-/// The blocks that moved from `before`, its channels times `gain`, to `now`; everything
-/// when there is no `before`, or its size differs.
-fn between(before: Option<&Thumbnail>, now: &Thumbnail, gain: [f32; 3]) -> Changes {
-    let Some(before) = before.filter(|b| b.frame == now.frame) else {
-        return Changes::everything();
-    };
-    let mut changes = Changes::unmoved(now.cell, now.columns, now.rows);
-    let mut totals = vec![(0.0f32, 0u32); changes.moved.len()];
+/// How much each block (of [`Changes`]' grid, in order) changed from `before`, its channels
+/// times `gain`, to `now`: the mean over its cells of the channel that changed most in each
+/// (0..255); `None` when there is no `before`, or its size differs.
+fn block_levels(before: Option<&Thumbnail>, now: &Thumbnail, gain: [f32; 3]) -> Option<Vec<f32>> {
+    let before = before.filter(|b| b.frame == now.frame)?;
+    let columns = now.columns.div_ceil(BLOCK_CELLS);
+    let mut totals = vec![(0.0f32, 0u32); columns * now.rows.div_ceil(BLOCK_CELLS)];
     for y in 0..now.rows {
         for x in 0..now.columns {
             let i = y * now.columns + x;
-            let total = &mut totals[(y / BLOCK_CELLS) * changes.columns + x / BLOCK_CELLS];
+            let total = &mut totals[(y / BLOCK_CELLS) * columns + x / BLOCK_CELLS];
             let (a, b) = (now.cells[i], before.cells[i]);
             total.0 += (0..3)
                 .map(|c| (a[c] - b[c] * gain[c]).abs())
@@ -367,10 +453,7 @@ fn between(before: Option<&Thumbnail>, now: &Thumbnail, gain: [f32; 3]) -> Chang
             total.1 += 1;
         }
     }
-    for (moved, &(sum, n)) in changes.moved.iter_mut().zip(&totals) {
-        *moved = sum / n as f32 > MOVED_LEVELS;
-    }
-    changes
+    Some(totals.iter().map(|&(sum, n)| sum / n as f32).collect())
 }
 
 #[cfg(test)]
@@ -425,6 +508,65 @@ mod tests {
         assert!(!motion.step().any());
         motion.mark_read();
         assert!(!motion.compare(&moved).any());
+    }
+
+    /// `image` with noise of up to `amplitude` levels on each channel of every pixel left of
+    /// `x_end`, a different draw for each `frame`: a dim webcam over a dark cloth.
+    fn noisy(image: &RgbImage, x_end: u32, amplitude: i32, frame: u32) -> RgbImage {
+        let mut noisy = image.clone();
+        let mut state = 0x9E37_79B9u32 ^ frame.wrapping_mul(0x85EB_CA6B);
+        for (x, _, p) in noisy.enumerate_pixels_mut() {
+            for v in p.0.iter_mut() {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                if x < x_end {
+                    let delta = (state % (2 * amplitude as u32 + 1)) as i32 - amplitude;
+                    *v = (i32::from(*v) + delta).clamp(0, 255) as u8;
+                }
+            }
+        }
+        noisy
+    }
+
+    #[test]
+    fn a_noisy_part_of_the_picture_learns_its_noise_and_still_sees_a_die() {
+        let mut motion = Motion::default();
+        let first = table();
+        motion.compare(&noisy(&first, 640, 30, 0));
+        motion.mark_read();
+        // Before the noise is known, it moves many blocks of the noisy half, side by side
+        // as a hand's, and none of the clean half.
+        let changes = motion.compare(&noisy(&first, 640, 30, 1));
+        assert!(changes.share() > 0.2 && changes.largest_region() > 50);
+        assert!(!changes.touches([672.0, 0.0, 1280.0, 720.0]));
+        for frame in 2..40 {
+            motion.compare(&noisy(&first, 640, 30, frame));
+        }
+        // Once known, a few blocks here and there.
+        let changes = motion.compare(&noisy(&first, 640, 30, 40));
+        for changes in [motion.step(), &changes] {
+            assert!(
+                changes.share() < 0.03 && changes.largest_region() < 4,
+                "{} {}",
+                changes.share(),
+                changes.largest_region()
+            );
+        }
+        // A die put down in the noisy half moves its blocks, and a faint change of 6 levels
+        // in the clean half moves its own, as before.
+        let mut moved = first.clone();
+        paint(&mut moved, 300, 300, 30, [250, 250, 250]);
+        for y in 500..564 {
+            for x in 800..864 {
+                let p = moved.get_pixel_mut(x, y);
+                p[1] = p[1].saturating_add(6);
+            }
+        }
+        let changes = motion.compare(&noisy(&moved, 640, 30, 41));
+        assert!(changes.touches([305.0, 305.0, 325.0, 325.0]));
+        assert!(changes.touches([804.0, 504.0, 850.0, 550.0]));
+        assert!(!changes.touches([672.0, 0.0, 790.0, 720.0]));
     }
 
     #[test]
