@@ -157,6 +157,12 @@ const REST_LIMIT_S: f64 = 10.0;
 /// must not stand alone for as long as the table stays still.
 const FRESH_READS: u32 = 4;
 
+/// A die on a tower's top floor always stands with its meeple, and the finder, which often
+/// peaks once for the pair, now and then misses the meeple in every fresh read. While a
+/// still reading shows a die there with no meeple, its place is read again, in up to this
+/// many still frames after each move: each a fresh ballot for the vote.
+const UNMANNED_READS: u32 = 20;
+
 /// A table that moved lately, read again while it is still.
 struct Settling {
     /// Every block that moved since the table was last still for the fresh reads.
@@ -179,6 +185,9 @@ pub struct TableReader {
     settling: Option<Settling>,
     /// How many still frames are read again after a move.
     fresh_reads: u32,
+    /// How many more still frames may read again a die on a top floor that shows no
+    /// meeple ([`UNMANNED_READS`]).
+    unmanned_reads: u32,
     /// Follows the mat in the frames: a bumped camera or mat is calibrated again.
     tracker: Tracker,
     markers: Option<MarkerDetector>,
@@ -217,6 +226,7 @@ impl TableReader {
             last: None,
             settling: None,
             fresh_reads: FRESH_READS.max(vote_frames.saturating_sub(1)),
+            unmanned_reads: UNMANNED_READS,
             markers: None,
             tracking: None,
             since_search: TRACK_EVERY,
@@ -354,6 +364,7 @@ impl TableReader {
         };
         if moved.any() && !under_hand {
             self.motion.mark_read();
+            self.unmanned_reads = UNMANNED_READS;
             let blocks = match self.settling.take() {
                 Some(mut settling) => {
                     settling.blocks.merge(&moved);
@@ -380,6 +391,17 @@ impl TableReader {
             self.last = Some(reading.clone());
         }
         self.geometry.locate(&mut reading);
+        if self.settling.is_none() && !hand && !camera_in_doubt && self.unmanned_reads > 0 {
+            let unmanned = unmanned_dice(&reading, &self.geometry.tower_levels);
+            if !unmanned.is_empty() {
+                self.unmanned_reads -= 1;
+                self.settling = Some(Settling {
+                    blocks: Changes::covering(image.width(), image.height(), &unmanned),
+                    left: 1,
+                    base: reading.clone(),
+                });
+            }
+        }
         let mut observation = observation_of(&reading, &seats, frame, time_s);
         observation.repeated = repeated;
         // A hand or an arm over the table, or a camera that moved and is not followed yet:
@@ -448,6 +470,32 @@ impl TableReader {
             .filter_map(|zone| self.geometry.zone_box_px(zone))
             .collect()
     }
+}
+
+/// Where the dice of `reading` (located) on a tower's top floor (`tower_levels`, by the mat's
+/// zone) with no meeple read on their pillar stand, with a meeple's height above them: where
+/// a missed meeple is.
+fn unmanned_dice(reading: &Reading, tower_levels: &HashMap<String, u8>) -> Vec<BoxPx> {
+    let top_floor = |place: &Option<MatPlace>| match place {
+        Some(MatPlace::Tower {
+            tower,
+            level,
+            pillar,
+        }) if tower_levels.get(tower).copied().unwrap_or(1) == *level => {
+            Some((tower.clone(), *pillar))
+        }
+        _ => None,
+    };
+    let manned: Vec<_> = (reading.meeples.iter())
+        .filter_map(|m| top_floor(&m.place))
+        .collect();
+    (reading.dice.iter())
+        .filter(|d| top_floor(&d.place).is_some_and(|p| !manned.contains(&p)))
+        .map(|d| {
+            let [x0, y0, x1, y1] = d.box_px;
+            [x0, y0 - 1.5 * (y1 - y0), x1, y1]
+        })
+        .collect()
 }
 
 /// The zones of the game that a zone of the mat holds: a tower, the roll area, the mana pool,
@@ -536,6 +584,70 @@ mod tests {
         let mut read = vec![false; FRESH_READS as usize + 1];
         read.push(true);
         assert_eq!(repeated, read);
+    }
+
+    #[test]
+    fn a_die_on_a_top_floor_with_no_meeple_is_read_again_in_still_frames_a_while() {
+        let (image, camera, state) = front_view();
+        let mut table =
+            TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2(), 5);
+        // The first frame and its fresh reads; after them, the still table is not read.
+        for frame in 0..=u64::from(FRESH_READS) {
+            table.observe(&image, &state, frame, 0.1).unwrap();
+        }
+        let (_, _, [x, y]) = table.geometry.pillar_points_px()[0].clone();
+        let die = vision::DieReading {
+            id: 900,
+            color: vision::DieColor::Pink,
+            value: 6,
+            box_px: [x - 12.0, y - 12.0, x + 12.0, y + 12.0],
+            confidence: 0.5,
+            value_confidence: 0.5,
+            color_confidence: 0.9,
+            value_probabilities: [0.1, 0.1, 0.1, 0.1, 0.1, 0.5],
+            color_probabilities: [0.9, 0.025, 0.025, 0.025, 0.025],
+            uncertain: true,
+            place: None,
+        };
+        let meeple = vision::MeepleReading {
+            id: 901,
+            player: vision::MeepleColor::Green,
+            rank: vision::MeepleRank::Master,
+            box_px: [x - 12.0, y - 40.0, x + 12.0, y - 4.0],
+            confidence: 0.9,
+            uncertain: false,
+            place: None,
+        };
+        // The last reading holds a die on a pillar of a tower's top floor (the mat shows
+        // none there: read again, it is gone, and it is put back before each frame).
+        let mut frame = 10;
+        let mut reads_with = |table: &mut TableReader, on_die: Option<&vision::MeepleReading>| {
+            let mut reads = 0;
+            for _ in 0..2 * UNMANNED_READS + 4 {
+                let last = table.last.as_mut().unwrap();
+                last.dice.retain(|d| d.id != die.id);
+                last.dice.push(die.clone());
+                last.meeples.retain(|m| m.id != meeple.id);
+                last.meeples.extend(on_die.cloned());
+                let (reading, observation) = table.observe(&image, &state, frame, 0.1).unwrap();
+                frame += 1;
+                if !observation.repeated {
+                    reads += 1;
+                } else {
+                    let ours = reading.dice.iter().find(|d| d.id == die.id).unwrap();
+                    assert!(
+                        matches!(ours.place, Some(MatPlace::Tower { level: 1, .. })),
+                        "{:?}",
+                        ours.place
+                    );
+                }
+            }
+            reads
+        };
+        // With its meeple read on it, it is not read again.
+        assert_eq!(reads_with(&mut table, Some(&meeple)), 0);
+        // Alone, its place is read again in UNMANNED_READS still frames, no more.
+        assert_eq!(reads_with(&mut table, None), UNMANNED_READS);
     }
 
     #[test]
