@@ -662,25 +662,42 @@ fn attempts_from(state: &GameState, seen: &Seen) -> Vec<Attempt> {
             let (dice, meeples) = seen.on_pillar(tower, level, pillar);
             let (missing_dice, extra_dice) = look.dice_difference(&dice, &meeples);
             let (missing_meeples, extra_meeples) = meeple_difference(&look.meeples, &meeples);
-            // A die comes from the roll (a die moved from elsewhere is no move of the game).
-            if !missing_dice.is_empty()
-                || !missing_meeples.is_empty()
-                || extra_dice.iter().any(|d| !expected.roll.contains(d))
-            {
+            if !missing_dice.is_empty() || !missing_meeples.is_empty() {
                 continue;
             }
-            let mut table = expected.clone();
-            let slot = &mut table.pillars[tower.index()][pillar.index()];
-            slot.dice.extend(&extra_dice);
-            slot.meeples.extend(&extra_meeples);
-            for die in &extra_dice {
-                if let Some(i) = table.roll.iter().position(|d| d == die) {
-                    table.roll.remove(i);
+            // A die read unsure (under its meeple the reader seldom sees its face) is the
+            // die of the roll that the roll no longer shows: each die of the roll it may be
+            // is tried, the one read first.
+            let candidates: Vec<Vec<Die>> = match (extra_dice.as_slice(), dice.as_slice()) {
+                ([read], [reading]) if reading.uncertain => {
+                    let mut fitting: Vec<(u8, bool, Die)> = (expected.roll.iter())
+                        .filter_map(|d| Some((reading.fits(d.color)?, d != read, *d)))
+                        .collect();
+                    fitting.sort();
+                    fitting.dedup();
+                    fitting.into_iter().map(|(_, _, d)| vec![d]).collect()
                 }
-            }
-            if compare(&table, seen, false).count != 0 {
+                _ => vec![extra_dice],
+            };
+            // A die comes from the roll (a die moved from elsewhere is no move of the game).
+            let explains = |extra_dice: &Vec<Die>| {
+                if extra_dice.iter().any(|d| !expected.roll.contains(d)) {
+                    return false;
+                }
+                let mut table = expected.clone();
+                let slot = &mut table.pillars[tower.index()][pillar.index()];
+                slot.dice.extend(extra_dice);
+                slot.meeples.extend(&extra_meeples);
+                for die in extra_dice {
+                    if let Some(i) = table.roll.iter().position(|d| d == die) {
+                        table.roll.remove(i);
+                    }
+                }
+                compare(&table, seen, false).count == 0
+            };
+            let Some(extra_dice) = candidates.into_iter().find(explains) else {
                 continue;
-            }
+            };
             let attempt = match (extra_dice.as_slice(), extra_meeples.as_slice()) {
                 ([die], [meeple]) => refused(
                     state,

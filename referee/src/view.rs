@@ -37,7 +37,7 @@ pub(crate) const OR_COLOR: f32 = 0.2;
 impl Reading {
     /// How well this reading fits a die of `color`: 0 its own colour, 1 (read unsure) the
     /// second colour the reader gave it, else not at all.
-    fn fits(&self, color: DieColor) -> Option<u8> {
+    pub(crate) fn fits(&self, color: DieColor) -> Option<u8> {
         match color {
             c if c == self.die.color => Some(0),
             c if self.or_color == Some(c) => Some(1),
