@@ -308,7 +308,7 @@ struct NoiseFloor {
 impl NoiseFloor {
     /// Adds one step's block changes, or forgets every step when the grid changed or there
     /// was no step (`None`: a first frame, or one of another size).
-    fn add(&mut self, step: Option<&Vec<f32>>) {
+    fn add(&mut self, step: Option<&[f32]>) {
         let Some(step) = step else {
             *self = Self::default();
             return;
@@ -319,7 +319,7 @@ impl NoiseFloor {
         if self.steps.len() == NOISE_STEPS {
             self.steps.pop_front();
         }
-        self.steps.push_back(step.clone());
+        self.steps.push_back(step.to_vec());
         if self.steps.len() < NOISE_KNOWN_STEPS {
             self.moved_levels.clear();
             return;
@@ -373,7 +373,7 @@ impl Motion {
     pub fn compare(&mut self, image: &RgbImage) -> Changes {
         let now = Thumbnail::of(image);
         let step = block_levels(self.latest.as_ref(), &now, [1.0; 3]);
-        self.noise.add(step.as_ref());
+        self.noise.add(step.as_deref());
         self.step = self.moved(&now, step);
         let changes = self.moved(&now, block_levels(self.read.as_ref(), &now, [1.0; 3]));
         self.latest = Some(now);
