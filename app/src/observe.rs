@@ -392,7 +392,7 @@ impl TableReader {
         }
         self.geometry.locate(&mut reading);
         if self.settling.is_none() && !hand && !camera_in_doubt && self.unmanned_reads > 0 {
-            let unmanned = unmanned_dice(&reading, &self.geometry.tower_levels);
+            let unmanned = unmanned_dice(&reading, &self.geometry);
             if !unmanned.is_empty() {
                 self.unmanned_reads -= 1;
                 self.settling = Some(Settling {
@@ -472,25 +472,27 @@ impl TableReader {
     }
 }
 
-/// Where the dice of `reading` (located) on a tower's top floor (`tower_levels`, by the mat's
-/// zone) with no meeple read on their pillar stand, with a meeple's height above them: where
-/// a missed meeple is.
-fn unmanned_dice(reading: &Reading, tower_levels: &HashMap<String, u8>) -> Vec<BoxPx> {
-    let top_floor = |place: &Option<MatPlace>| match place {
-        Some(MatPlace::Tower {
-            tower,
-            level,
-            pillar,
-        }) if tower_levels.get(tower).copied().unwrap_or(1) == *level => {
-            Some((tower.clone(), *pillar))
+/// Where the dice of `reading` (located by `geometry`) on a tower's top floor with no meeple
+/// read on their pillar stand, with a meeple's height above them: where a missed meeple is.
+fn unmanned_dice(reading: &Reading, geometry: &TableGeometry) -> Vec<BoxPx> {
+    fn top_floor<'a>(
+        place: &'a Option<MatPlace>,
+        geometry: &TableGeometry,
+    ) -> Option<(&'a str, u8)> {
+        match place {
+            Some(MatPlace::Tower {
+                tower,
+                level,
+                pillar,
+            }) if geometry.top_floor(tower) == *level => Some((tower, *pillar)),
+            _ => None,
         }
-        _ => None,
-    };
+    }
     let manned: Vec<_> = (reading.meeples.iter())
-        .filter_map(|m| top_floor(&m.place))
+        .filter_map(|m| top_floor(&m.place, geometry))
         .collect();
     (reading.dice.iter())
-        .filter(|d| top_floor(&d.place).is_some_and(|p| !manned.contains(&p)))
+        .filter(|d| top_floor(&d.place, geometry).is_some_and(|p| !manned.contains(&p)))
         .map(|d| {
             let [x0, y0, x1, y1] = d.box_px;
             [x0, y0 - 1.5 * (y1 - y0), x1, y1]

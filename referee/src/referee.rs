@@ -2984,8 +2984,7 @@ mod tests {
     #[test]
     fn a_refused_die_read_in_another_colour_is_flagged_as_the_roll_die() {
         // Read surely in another colour.
-        let (_, _, roll, _, _, _) = opening(6);
-        let read = |die| Some((misread(die, &rolled_dice(&roll)), false));
+        let read = |die, roll: &[Die]| Some((misread(die, roll), false));
         assert!(refused_die_flagged(6, read).expect("a refused die"));
     }
 
@@ -2995,10 +2994,8 @@ mod tests {
         // the roll still shows: the roll tells which die left.
         let flagged = (0..200)
             .find_map(|seed| {
-                let (_, _, roll, _, _, _) = opening(seed);
-                let dice = rolled_dice(&roll);
-                refused_die_flagged(seed, |die| {
-                    let twin = dice.iter().find(|d| d.color == die.color && **d != die)?;
+                refused_die_flagged(seed, |die, roll| {
+                    let twin = roll.iter().find(|d| d.color == die.color && **d != die)?;
                     Some((*twin, true))
                 })
             })
@@ -3007,14 +3004,18 @@ mod tests {
     }
 
     /// In the opening of game `seed`, a placement of a die of the roll that a tile refuses,
-    /// the die read as `read` gives it (the die read, and whether unsure; `None`: no such
-    /// reading): whether the placement is flagged with the die of the roll. `None` when the
-    /// roll has no such die.
-    fn refused_die_flagged(seed: u64, read: impl Fn(Die) -> Option<(Die, bool)>) -> Option<bool> {
+    /// the die read as `read` gives it from the die and the roll's dice (the die read, and
+    /// whether unsure; `None`: no such reading): whether the placement is flagged with the
+    /// die of the roll. `None` when the roll has no such die.
+    fn refused_die_flagged(
+        seed: u64,
+        read: impl Fn(Die, &[Die]) -> Option<(Die, bool)>,
+    ) -> Option<bool> {
         let (setup, start, roll, rolled, _, _) = opening(seed);
+        let dice = rolled_dice(&roll);
         let player = rolled.current_player().unwrap();
         // A placement of a die of the roll that a tile refuses.
-        let (die, tower, pillar) = (rolled_dice(&roll).into_iter())
+        let (die, tower, pillar) = (dice.iter().copied())
             .flat_map(|die| {
                 TowerId::ALL
                     .into_iter()
@@ -3031,9 +3032,9 @@ mod tests {
                 matches!(
                     rolled.check(&action),
                     Err(Violation::ColorNotAllowed { .. } | Violation::ValueNotAllowed { .. })
-                ) && read(die).is_some()
+                ) && read(die, &dice).is_some()
             })?;
-        let (read, uncertain) = read(die)?;
+        let (read, uncertain) = read(die, &dice)?;
         let mut table = without(Observation::perfect(&rolled, 0, 0.0), die, Place::RollArea);
         let on_pillar = Place::Tower {
             tower,

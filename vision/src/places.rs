@@ -97,6 +97,12 @@ pub struct TableGeometry {
 }
 
 impl TableGeometry {
+    /// The top floor of the tower zone named `zone` (`tower-a`...): the caller's, floor 1
+    /// when it gave none.
+    pub fn top_floor(&self, zone: &str) -> u8 {
+        self.tower_levels.get(zone).copied().unwrap_or(1)
+    }
+
     pub fn new(camera: Camera, layout: MatLayout) -> Self {
         Self {
             camera,
@@ -116,7 +122,7 @@ impl TableGeometry {
             .iter()
             .filter(|z| z.kind == ZoneKind::Tower)
         {
-            let level = self.tower_levels.get(&zone.name).copied().unwrap_or(1);
+            let level = self.top_floor(&zone.name);
             for index in 0..3 {
                 let [x_mm, y_mm] = pillar_point(zone.center_mm, index, 0.0);
                 let point = TablePoint {
@@ -142,7 +148,7 @@ impl TableGeometry {
     pub fn zone_box_px(&self, zone: &Zone) -> Option<BoxPx> {
         let master = MeepleSize::of(MeepleRank::Master).height_mm;
         let top_mm = if zone.kind == ZoneKind::Tower {
-            let level = self.tower_levels.get(&zone.name).copied().unwrap_or(1);
+            let level = self.top_floor(&zone.name);
             floor_top_mm(level) + DIE_SIZE_MM + master
         } else {
             master
