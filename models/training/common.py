@@ -42,19 +42,20 @@ READER_OUTPUTS = sum(len(labels) for _, labels in HEADS)
 
 def open_crops(path) -> dict[str, np.ndarray]:
     """The arrays of a crops.npz (prepare_real.py, prepare_synth.py), or of one packed by
-    pack_crops.py, whose JPEG crops are decoded and resized back to CROP_STORED_PX."""
+    pack_crops.py, whose JPEG sheets are decoded, cut into their crops and each resized back
+    to CROP_STORED_PX."""
     data = dict(np.load(path))
-    if "crops_jpeg" in data:
-        blob, offsets = data.pop("crops_jpeg"), data.pop("crops_offsets")
-        data["crops"] = np.stack(
-            [
-                np.asarray(
-                    Image.open(io.BytesIO(blob[a:b].tobytes())).convert("RGB").resize((CROP_STORED_PX,) * 2, Image.BILINEAR),
-                    dtype=np.uint8,
-                )
-                for a, b in zip(offsets[:-1], offsets[1:])
-            ]
-        )
+    if "crop_sheets" in data:
+        blob, offsets = data.pop("crop_sheets"), data.pop("sheet_offsets")
+        px, side, count = (int(v) for v in data.pop("sheet_tile"))
+        crops = []
+        for a, b in zip(offsets[:-1], offsets[1:]):
+            sheet = Image.open(io.BytesIO(blob[a:b].tobytes())).convert("RGB")
+            for i in range(min(side * side, count - len(crops))):
+                x, y = (i % side) * px, (i // side) * px
+                tile = sheet.crop((x, y, x + px, y + px)).resize((CROP_STORED_PX,) * 2, Image.BILINEAR)
+                crops.append(np.asarray(tile, dtype=np.uint8))
+        data["crops"] = np.stack(crops)
     return data
 
 

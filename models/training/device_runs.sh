@@ -16,11 +16,18 @@
 #          pack_crops.py's docstring in data/pack, data/pack2, data/pack3, each carried by a
 #          call of its own), and without byler-d6 from scratch at widths 16 and 24 (loo16,
 #          loo24: dice nobody here has seen).
+#   sheets: (a thirty-eighth session) reader 32 (shipped, trained with the duotone) widened to
+#          24 channels, twice with other seeds (w24a, w24b; averaged afterwards by
+#          average_readers.py), and to 32 (w32); and a leave-out run from scratch at width
+#          24 with the duotone (L24t: dice nobody here has seen). Every rendered and real
+#          training crop, rune55-dice's too, packed in JPEG sheets (pack_crops.py) in data/pack
+#          (the real crops) and data/pack2 (the rendered ones), each carried by a call.
 #
 # Run from the repository root, on a machine with a GPU and PyTorch:
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh first
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh mined
 #   MINUTES=8 OUT=/tmp/out bash models/training/device_runs.sh wide
+#   MINUTES=7.5 OUT=/tmp/out bash models/training/device_runs.sh sheets
 # (DEVICE=cpu WORKERS=1 MINUTES=0.3 tries it on a CPU.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -80,5 +87,17 @@ wide)
     run loo24 $LOO --width 24
     wait
     tar czf $OUT/runs-wide.tgz -C data runs/x16 runs/x24 runs/loo16 runs/loo24
+    ;;
+sheets)
+    # Reader 32's recipe (models/HISTORY.md, the thirty-fifth session), the duotone included.
+    SYNTH="data/pack2/synth8-train.npz data/pack2/synth8-train-b.npz data/pack2/synth9-train.npz"
+    R="--real data/pack/real.npz --synth $SYNTH --synth-val data/pack2/synth8-val.npz $NEW --upright-tilt 20 --tint-share 0.25 --workers $WORKERS"
+    ALL="$R --init models/reader.onnx --source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours --lr 0.0007"
+    run w24a $ALL --width 24 --seed 380
+    run w24b $ALL --width 24 --seed 381
+    run w32 $ALL --width 32 --seed 382
+    run L24t $R --leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003 --seed 383 --width 24
+    wait
+    tar czf $OUT/runs-sheets.tgz -C data runs/w24a runs/w24b runs/w32 runs/L24t
     ;;
 esac

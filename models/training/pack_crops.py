@@ -1,11 +1,15 @@
-"""Packs crops.npz files small enough to travel to a training machine: each crop is saved as
-a JPEG of --px pixels (quality --quality, 4:4:4) instead of raw CROP_STORED_PX pixels, and a
+"""Packs crops.npz files small enough to travel to a training machine: the crops are saved as
+JPEG sheets of SHEET_SIDE x SHEET_SIDE tiles of --px pixels each (quality --quality, 4:4:4)
+instead of raw CROP_STORED_PX pixels, and a
 share of the crops can be dropped: of one real dataset (rune55-dice holds Roboflow's
 augmented copies of each photo, near-identical crops) or of a split; and a file can be
 split into parts (--part), each carried by a call of its own.
 
 `train_reader.py` reads a packed file as it reads the original (`open_crops` in common.py:
-each crop decoded and resized back to CROP_STORED_PX). What packing costs is a re-encoding
+each sheet decoded, cut into its crops and each resized back to CROP_STORED_PX). With --px a
+multiple of 8, every 8x8 block of a sheet lies inside one crop, so a crop decodes as it would
+from a JPEG of its own, without the few hundred bytes of headers each such file carries
+(a third of a 56 px crop's file; the packs of the thirty-third session were one file a crop). What packing costs is a re-encoding
 and the detail above --px: the reader sees a crop at READER_PX, from a box 1/1.5 of it,
 so a 64 px crop of 2 box sides holds its box at 32 px, more than the reader's 27.
 
@@ -32,10 +36,14 @@ from __future__ import annotations
 
 import argparse
 import io
+import math
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
+
+# Tiles on a side of one JPEG sheet: 64 x 64 tiles of 56 px make a 3,584 px square.
+SHEET_SIDE = 64
 
 
 def main() -> None:
@@ -69,15 +77,30 @@ def main() -> None:
         source, share = rule.split("=")
         drop = (data["sources"] == source) & (data["splits"] != "test") & (rng.random(n) >= float(share))
         keep &= ~drop
+    if args.px % 8:
+        raise SystemExit("--px: a multiple of 8, so that no JPEG block spans two crops")
+    crops = data["crops"][keep]
     encoded, offsets = [], [0]
-    for crop in data["crops"][keep]:
+    per_sheet = SHEET_SIDE * SHEET_SIDE
+    for first in range(0, len(crops), per_sheet):
+        tiles = [Image.fromarray(c).resize((args.px, args.px), Image.BILINEAR) for c in crops[first : first + per_sheet]]
+        rows = math.ceil(len(tiles) / SHEET_SIDE)
+        sheet = Image.new("RGB", (SHEET_SIDE * args.px, rows * args.px))
+        for i, tile in enumerate(tiles):
+            sheet.paste(tile, ((i % SHEET_SIDE) * args.px, (i // SHEET_SIDE) * args.px))
         buffer = io.BytesIO()
-        Image.fromarray(crop).resize((args.px, args.px), Image.BILINEAR).save(buffer, "JPEG", quality=args.quality, subsampling=0)
+        sheet.save(buffer, "JPEG", quality=args.quality, subsampling=0)
         encoded.append(np.frombuffer(buffer.getvalue(), dtype=np.uint8))
         offsets.append(offsets[-1] + len(encoded[-1]))
     rest = {k: data[k][keep] if len(data[k]) == n else data[k] for k in data.files if k != "crops"}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(args.out, crops_jpeg=np.concatenate(encoded), crops_offsets=np.array(offsets, dtype=np.int64), **rest)
+    np.savez(
+        args.out,
+        crop_sheets=np.concatenate(encoded),
+        sheet_offsets=np.array(offsets, dtype=np.int64),
+        sheet_tile=np.array([args.px, SHEET_SIDE, len(crops)], dtype=np.int64),
+        **rest,
+    )
     print(f"{args.source}: {int(keep.sum())} of {n} crops -> {args.out} ({args.out.stat().st_size / 2**20:.1f} MiB)")
 
 
