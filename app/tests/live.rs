@@ -679,7 +679,7 @@ fn a_move_the_table_cannot_tell_apart_is_asked_of_the_user() {
 
 #[test]
 fn a_die_of_the_roll_read_unsure_is_asked_of_the_players_and_put_right() {
-    // Frames 0-43 of a rendered 3-player game (seed 48, 1280x720), some passed over: Red
+    // Frames 0-43 of a rendered 3-player game (seed 59, 640x480), some passed over: Red
     // rolls four dice. The shipped reader reads the purple 2 right but unsure: the roll is
     // recorded as read, and the players are asked (tests/fixtures/live-roll/README.md).
     // Their word stands: here they name another value, and the roll follows it.

@@ -22,12 +22,15 @@
 #          24 with the duotone (L24t: dice nobody here has seen). Every rendered and real
 #          training crop, rune55-dice's too, packed in JPEG sheets (pack_crops.py) in data/pack
 #          (the real crops) and data/pack2 (the rendered ones), each carried by a call.
+#   sheets-on: then, on the same machine, w24a and w32 trained on at half the learning rate,
+#          seven worker processes each (w24c, w32b; their outputs straight into $OUT).
 #
 # Run from the repository root, on a machine with a GPU and PyTorch:
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh first
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh mined
 #   MINUTES=8 OUT=/tmp/out bash models/training/device_runs.sh wide
 #   MINUTES=7.5 OUT=/tmp/out bash models/training/device_runs.sh sheets
+#   MINUTES=3.8 OUT=/tmp/out bash models/training/device_runs.sh sheets-on
 # (DEVICE=cpu WORKERS=1 MINUTES=0.3 tries it on a CPU.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -99,5 +102,13 @@ sheets)
     run L24t $R --leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003 --seed 383 --width 24
     wait
     tar czf $OUT/runs-sheets.tgz -C data runs/w24a runs/w24b runs/w32 runs/L24t
+    ;;
+sheets-on)
+    SYNTH="data/pack2/synth8-train.npz data/pack2/synth8-train-b.npz data/pack2/synth9-train.npz"
+    R="--real data/pack/real.npz --synth $SYNTH --synth-val data/pack2/synth8-val.npz $NEW --upright-tilt 20 --tint-share 0.25 --workers 7"
+    ON="$R --source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours --lr 0.00035"
+    $TRAIN $ON --init data/runs/w24a/reader.pt --width 24 --seed 384 --out $OUT/w24c/reader.onnx > $OUT/w24c.log 2>&1 &
+    $TRAIN $ON --init data/runs/w32/reader.pt --width 32 --seed 385 --out $OUT/w32b/reader.onnx > $OUT/w32b.log 2>&1 &
+    wait
     ;;
 esac
