@@ -30,6 +30,12 @@ MiB, so the crops are 56 px and travel in three calls):
     .venv-train/bin/python models/training/pack_crops.py data/synth8/train/crops.npz data/pack2/synth8-train.npz $P
     .venv-train/bin/python models/training/pack_crops.py data/synth9/train/crops.npz data/pack2/synth9-train-0.npz $P --part 0/2
     .venv-train/bin/python models/training/pack_crops.py data/synth9/train/crops.npz data/pack3/synth9-train-1.npz $P --part 1/2
+(Those were one JPEG a crop; packed as sheets now, the same commands make smaller files.) The
+packs of `device_runs.sh sheets` (a thirty-eighth session: every crop, in two calls):
+    P="--px 56 --quality 80"
+    .venv-train/bin/python models/training/pack_crops.py data/real/crops.npz data/pack/real.npz $P --splits train val
+    for n in val train train-b; do .venv-train/bin/python models/training/pack_crops.py data/synth8/$n/crops.npz data/pack2/synth8-$n.npz $P; done
+    .venv-train/bin/python models/training/pack_crops.py data/synth9/train/crops.npz data/pack2/synth9-train.npz $P
 """
 
 from __future__ import annotations
