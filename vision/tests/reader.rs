@@ -343,11 +343,22 @@ fn only_what_moved_is_read_again() {
     // The same dice as reading the whole frame again (boxes within a few pixels: the
     // finder's boxes near the hand may shift), each sure one with the same value (an
     // unsure value is a guess that the hand's shadow on the finder's heats may change).
+    // The whole frame read again may also find a die the reader is unsure of near the
+    // hand where nothing moved (the patch changes the finder's heats around it: reader 33
+    // reads an unsure pink 1 about 20 px from its corner): every sure one is in the
+    // reading of what moved.
     assert!(!partly.dice.iter().any(|d| d.box_px == hidden));
-    assert_eq!(partly.dice.len(), anew.dice.len());
+    let near = |a: [f32; 4], b: [f32; 4]| (0..4).all(|i| (a[i] - b[i]).abs() < 4.0);
+    for die in anew.dice.iter().filter(|d| !d.uncertain) {
+        assert!(
+            (partly.dice.iter()).any(|d| d.color == die.color
+                && d.value == die.value
+                && near(d.box_px, die.box_px)),
+            "{die:?}, read surely from the whole frame, is not read where it moved"
+        );
+    }
     // Each item that did not move keeps its number, the hidden die's is gone, and each
     // number is one item's.
-    let near = |a: [f32; 4], b: [f32; 4]| (0..4).all(|i| (a[i] - b[i]).abs() < 4.0);
     for die in &partly.dice {
         if let Some(old) = before.dice.iter().find(|d| near(d.box_px, die.box_px)) {
             assert_eq!(die.id, old.id, "{die:?} was {old:?}");
