@@ -384,7 +384,7 @@ fn only_what_moved_is_read_again() {
                 .iter()
                 .any(|d| (die.uncertain || d.value == die.value)
                     && d.color == die.color
-                    && (0..4).all(|i| (d.box_px[i] - die.box_px[i]).abs() < 4.0)),
+                    && near(d.box_px, die.box_px)),
             "{die:?} is not read so from the whole frame"
         );
     }
