@@ -475,7 +475,7 @@ impl TableReader {
 /// Where the dice of `reading` (located by `geometry`) on a tower's top floor with no meeple
 /// read on their pillar stand, with a meeple's height above them: where a missed meeple is.
 fn unmanned_dice(reading: &Reading, geometry: &TableGeometry) -> Vec<BoxPx> {
-    fn top_floor<'a>(
+    fn on_top_floor<'a>(
         place: &'a Option<MatPlace>,
         geometry: &TableGeometry,
     ) -> Option<(&'a str, u8)> {
@@ -489,10 +489,10 @@ fn unmanned_dice(reading: &Reading, geometry: &TableGeometry) -> Vec<BoxPx> {
         }
     }
     let manned: Vec<_> = (reading.meeples.iter())
-        .filter_map(|m| top_floor(&m.place, geometry))
+        .filter_map(|m| on_top_floor(&m.place, geometry))
         .collect();
     (reading.dice.iter())
-        .filter(|d| top_floor(&d.place, geometry).is_some_and(|p| !manned.contains(&p)))
+        .filter(|d| on_top_floor(&d.place, geometry).is_some_and(|p| !manned.contains(&p)))
         .map(|d| {
             let [x0, y0, x1, y1] = d.box_px;
             [x0, y0 - 1.5 * (y1 - y0), x1, y1]

@@ -91,24 +91,25 @@ wide)
     wait
     tar czf $OUT/runs-wide.tgz -C data runs/x16 runs/x24 runs/loo16 runs/loo24
     ;;
-sheets)
+sheets | sheets-on)
     # Reader 32's recipe (models/HISTORY.md, the thirty-fifth session), the duotone included.
     SYNTH="data/pack2/synth8-train.npz data/pack2/synth8-train-b.npz data/pack2/synth9-train.npz"
-    R="--real data/pack/real.npz --synth $SYNTH --synth-val data/pack2/synth8-val.npz $NEW --upright-tilt 20 --tint-share 0.25 --workers $WORKERS"
-    ALL="$R --init models/reader.onnx --source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours --lr 0.0007"
-    run w24a $ALL --width 24 --seed 380
-    run w24b $ALL --width 24 --seed 381
-    run w32 $ALL --width 32 --seed 382
-    run L24t $R --leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003 --seed 383 --width 24
-    wait
-    tar czf $OUT/runs-sheets.tgz -C data runs/w24a runs/w24b runs/w32 runs/L24t
-    ;;
-sheets-on)
-    SYNTH="data/pack2/synth8-train.npz data/pack2/synth8-train-b.npz data/pack2/synth9-train.npz"
-    R="--real data/pack/real.npz --synth $SYNTH --synth-val data/pack2/synth8-val.npz $NEW --upright-tilt 20 --tint-share 0.25 --workers 7"
-    ON="$R --source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours --lr 0.00035"
-    $TRAIN $ON --init data/runs/w24a/reader.pt --width 24 --seed 384 --out $OUT/w24c/reader.onnx > $OUT/w24c.log 2>&1 &
-    $TRAIN $ON --init data/runs/w32/reader.pt --width 32 --seed 385 --out $OUT/w32b/reader.onnx > $OUT/w32b.log 2>&1 &
-    wait
+    R="--real data/pack/real.npz --synth $SYNTH --synth-val data/pack2/synth8-val.npz $NEW --upright-tilt 20 --tint-share 0.25"
+    KNOWN="--source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours"
+    if [[ $1 == sheets ]]; then
+        ALL="$R --workers $WORKERS --init models/reader.onnx $KNOWN --lr 0.0007"
+        run w24a $ALL --width 24 --seed 380
+        run w24b $ALL --width 24 --seed 381
+        run w32 $ALL --width 32 --seed 382
+        run L24t $R --workers $WORKERS --leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003 --seed 383 --width 24
+        wait
+        tar czf $OUT/runs-sheets.tgz -C data runs/w24a runs/w24b runs/w32 runs/L24t
+    else
+        # Two runs trained on, seven workers each (three held the first runs back).
+        ON="$R --workers 7 $KNOWN --lr 0.00035"
+        $TRAIN $ON --init data/runs/w24a/reader.pt --width 24 --seed 384 --out $OUT/w24c/reader.onnx > $OUT/w24c.log 2>&1 &
+        $TRAIN $ON --init data/runs/w32/reader.pt --width 32 --seed 385 --out $OUT/w32b/reader.onnx > $OUT/w32b.log 2>&1 &
+        wait
+    fi
     ;;
 esac

@@ -97,18 +97,18 @@ pub struct TableGeometry {
 }
 
 impl TableGeometry {
-    /// The top floor of the tower zone named `zone` (`tower-a`...): the caller's, floor 1
-    /// when it gave none.
-    pub fn top_floor(&self, zone: &str) -> u8 {
-        self.tower_levels.get(zone).copied().unwrap_or(1)
-    }
-
     pub fn new(camera: Camera, layout: MatLayout) -> Self {
         Self {
             camera,
             layout,
             tower_levels: HashMap::new(),
         }
+    }
+
+    /// The top floor of the tower zone named `zone` (`tower-a`...): the caller's, floor 1
+    /// when it gave none.
+    pub fn top_floor(&self, zone: &str) -> u8 {
+        self.tower_levels.get(zone).copied().unwrap_or(1)
     }
 
     /// Where a die on each pillar of each tower's top floor shows its centre, in pixels of
