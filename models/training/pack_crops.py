@@ -8,8 +8,8 @@ split into parts (--part), each carried by a call of its own.
 `train_reader.py` reads a packed file as it reads the original (`open_crops` in common.py:
 each sheet decoded, cut into its crops and each resized back to CROP_STORED_PX). With --px a
 multiple of 8, every 8x8 block of a sheet lies inside one crop, so a crop decodes as it would
-from a JPEG of its own, without the few hundred bytes of headers each such file carries (a
-third of a 56 px crop's file; the packs of the thirty-third session were one file a crop).
+from a JPEG of its own, without the few hundred bytes of headers each such file carries (the
+packs of the thirty-third session were one file a crop; check_sheets.py: half the size).
 What packing costs is a re-encoding and the detail above --px: the reader sees a crop at
 READER_PX, from a box 1/1.5 of it, so a 64 px crop of 2 box sides holds its box at 32 px,
 more than the reader's 27.
