@@ -1,0 +1,86 @@
+//! Whether a camera's frame read again in a window (`DiceReader::read_again`, the finder on
+//! a window around what moved) reads each item as the whole frame does: every item of each
+//! frame read whole, then, in turn, a patch painted on its centre makes the blocks it
+//! touches the region, and the frame itself is read again there. Counts the items found
+//! again at the same box (to a pixel) and read the same, at the same box but read
+//! otherwise, a cell or so away (the finder peaked elsewhere), and not at all.
+//! Run: `cargo run --release -p tablesight-vision --example window_consistency -- [--models DIR] FRAME...`
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // an example fails loudly on bad input
+
+use std::path::Path;
+
+use vision::{DiceReader, Motion, ReaderSettings, Reading, read_rgb};
+
+/// Each item of a reading: what it was read as, and its box.
+fn items(reading: &Reading) -> Vec<(String, [f32; 4])> {
+    let dice = (reading.dice.iter()).map(|d| {
+        let what = format!("{} {} {}", d.color.name(), d.value, d.uncertain);
+        (what, d.box_px)
+    });
+    let meeples = (reading.meeples.iter()).map(|m| {
+        let what = format!("{:?} {:?} {}", m.player, m.rank, m.uncertain);
+        (what, m.box_px)
+    });
+    dice.chain(meeples).collect()
+}
+
+fn within(a: [f32; 4], b: [f32; 4], px: f32) -> bool {
+    (0..4).all(|i| (a[i] - b[i]).abs() <= px)
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut reader = match args.iter().position(|a| a == "--models") {
+        Some(i) => {
+            let dir = Path::new(&args[i + 1]).to_owned();
+            args.drain(i..i + 2);
+            DiceReader::from_files(&dir.join("finder.onnx"), &dir.join("reader.onnx"))
+        }
+        None => DiceReader::shipped(),
+    }
+    .expect("the models");
+    reader.settings = ReaderSettings::live();
+    let (mut same, mut read_otherwise, mut moved, mut lost) = (0, 0, 0, 0);
+    for path in &args {
+        let frame = read_rgb(Path::new(path)).expect("a picture");
+        let whole = reader.read(&frame, None).unwrap();
+        for (what, box_px) in items(&whole) {
+            let cx = ((box_px[0] + box_px[2]) / 2.0) as i32;
+            let cy = ((box_px[1] + box_px[3]) / 2.0) as i32;
+            let mut patched = frame.clone();
+            for y in (cy - 6).max(0)..(cy + 6).min(frame.height() as i32) {
+                for x in (cx - 6).max(0)..(cx + 6).min(frame.width() as i32) {
+                    patched.put_pixel(x as u32, y as u32, image::Rgb([235, 80, 160]));
+                }
+            }
+            let mut motion = Motion::default();
+            motion.compare(&frame);
+            motion.mark_read();
+            let region = motion.compare(&patched);
+            let again = items(&reader.read_again(&frame, &whole, &region).unwrap());
+            let at_box = again.iter().find(|(_, b)| within(*b, box_px, 1.0));
+            let near = again.iter().find(|(_, b)| within(*b, box_px, 12.0));
+            match (at_box, near) {
+                (Some((w, _)), _) if *w == what => same += 1,
+                (Some((w, _)), _) => {
+                    read_otherwise += 1;
+                    println!("{path}: {what} at {box_px:?} read as {w}");
+                }
+                (None, Some((w, b))) => {
+                    moved += 1;
+                    println!("{path}: {what} at {box_px:?} found at {b:?}, read as {w}");
+                }
+                (None, None) => {
+                    lost += 1;
+                    println!("{path}: {what} at {box_px:?} not found again");
+                }
+            }
+        }
+    }
+    let all = same + read_otherwise + moved + lost;
+    println!(
+        "{all} items of {} frames read again in a window: {same} at the same box and read the same, {read_otherwise} at the same box read otherwise, {moved} a cell or so away, {lost} not found",
+        args.len()
+    );
+}
