@@ -7,7 +7,8 @@ sheet of the worst crops (truth / reading / probability) to look at.
 
 `--turns 4` also reads each crop turned by 90, 180 and 270 degrees and averages the four
 probabilities (a die's value does not depend on how it lies): the figure says whether the
-reader should do the same.
+reader should do the same. Several `--model`s are read as one, their probabilities
+averaged (an ensemble).
 
 Run: .venv-train/bin/python models/training/diagnose_reader.py --split val --sheet /tmp/worst.png
 """
@@ -49,7 +50,7 @@ def read(session: ort.InferenceSession, crops: np.ndarray, turns: int) -> np.nda
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, default=Path("models/reader.onnx"))
+    parser.add_argument("--model", type=Path, nargs="+", default=[Path("models/reader.onnx")])
     parser.add_argument("--real", type=Path, default=Path("data/real/crops.npz"))
     parser.add_argument("--synth", type=Path, help="crops.npz of rendered scenes (val)")
     parser.add_argument(
@@ -62,7 +63,7 @@ def main() -> None:
     parser.add_argument("--sheet", type=Path, help="PNG of the worst value readings")
     parser.add_argument("--only", help="read only this source (a real dataset's name, or 'rendered')")
     args = parser.parse_args()
-    session = ort.InferenceSession(str(args.model), providers=["CPUExecutionProvider"])
+    sessions = [ort.InferenceSession(str(m), providers=["CPUExecutionProvider"]) for m in args.model]
 
     sets = []
     real = load_real([args.real], args.split)
@@ -86,7 +87,7 @@ def main() -> None:
         if len(truth) == 0:
             print(f"{name:22} no dice")
             continue
-        probs = read(session, crops, args.turns)
+        probs = sum(read(session, crops, args.turns) for session in sessions) / len(sessions)
         value = head(torch.from_numpy(probs), "value").numpy()
         guess = value.argmax(1)
         right = guess == truth

@@ -11,6 +11,9 @@ brightness and contrast, JPEG compression with the chroma subsampling of cameras
 colour). Rendered dice turned to a hue far from the four game colours, or to grey, become
 "other" dice.
 
+`--teacher` distils a wider reader into this one: the model learns the teacher's softened
+readings of each batch beside the labels (`distill_loss`).
+
 Run: .venv-train/bin/python models/training/train_reader.py --steps 1500 --seed 1
 Writes models/reader.onnx (batch size free, 3 x READER_PX x READER_PX, RGB in 0..1) and
 models/reader-train.json (the run's arguments and the validation figures along the way).
@@ -367,6 +370,34 @@ def losses(logits: torch.Tensor, labels: dict[str, torch.Tensor], unsure_covered
     return total
 
 
+# Soft targets of a teacher are taken at this temperature (Hinton et al., 2015).
+DISTILL_TEMPERATURE = 2.0
+
+
+def distill_loss(logits: torch.Tensor, teacher: torch.Tensor, labels: dict[str, torch.Tensor]) -> torch.Tensor:
+    """How far the model's heads are from a teacher reader's on the same crops: the
+    Kullback-Leibler divergence of their softened probabilities, head by head, over the
+    crops a head is for (what kind: every crop; value and colour: dice; player and rank:
+    meeples), times the temperature squared so that it weighs as the labels' loss does."""
+    t = DISTILL_TEMPERATURE
+    kind = labels["kind"]
+    rows = {
+        "kind": torch.ones_like(kind, dtype=torch.bool),
+        "value": kind == KINDS.index("die"),
+        "color": kind == KINDS.index("die"),
+        "player": kind == KINDS.index("meeple"),
+        "rank": kind == KINDS.index("meeple"),
+    }
+    total = logits.new_zeros(())
+    for name, _ in HEADS:
+        keep = rows[name]
+        if keep.any():
+            student = F.log_softmax(head(logits, name)[keep] / t, dim=1)
+            target = F.softmax(head(teacher, name)[keep] / t, dim=1)
+            total = total + F.kl_div(student, target, reduction="batchmean") * t * t
+    return total
+
+
 def head(logits: torch.Tensor, name: str) -> torch.Tensor:
     start = 0
     for head_name, classes in HEADS:
@@ -476,6 +507,13 @@ def main() -> None:
     parser.add_argument(
         "--tint-share", type=float, default=0.0, help="share of dice (and crops of nothing) turned to a duotone of two random colours"
     )
+    parser.add_argument(
+        "--teacher",
+        type=Path,
+        help="a wider reader (an exported .onnx, or a run's .pt of --teacher-width) whose readings the model learns as well as the labels (distillation)",
+    )
+    parser.add_argument("--teacher-width", type=int, default=32, help="the width of a --teacher given as .pt")
+    parser.add_argument("--distill", type=float, default=1.0, help="the weight of the teacher's loss beside the labels' (with --teacher)")
     parser.add_argument("--device", default="cpu", help="where the model trains (cpu, cuda); the augmentation runs on the CPU")
     parser.add_argument(
         "--minutes", type=float, help="end the run after this many minutes (the schedule follows the clock) if --steps are not done by then"
@@ -523,6 +561,18 @@ def main() -> None:
     model = model.to(args.device)
     if args.bf16:
         model = model.to(memory_format=torch.channels_last)
+    teacher = None
+    if args.teacher and args.teacher.suffix == ".onnx":
+        teacher = Reader(onnx_reader_width(args.teacher))
+        sample = rng.choice(len(train["crops"]), 512, replace=False)
+        init_from_onnx(teacher, args.teacher, augment({k: v[sample] for k, v in train.items()}, rng)[0])
+    elif args.teacher:
+        teacher = Reader(args.teacher_width)
+        teacher.load_state_dict(torch.load(args.teacher, map_location="cpu"))
+    if teacher is not None:
+        teacher = teacher.to(args.device).eval()
+        if args.bf16:
+            teacher = teacher.to(memory_format=torch.channels_last)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     history, best = [], -1.0
     started, total, since_eval = time.time(), 0.0, 0
@@ -535,7 +585,12 @@ def main() -> None:
         set_one_cycle(optimiser, min(progress, 1.0), args.lr)
         x = x.to(args.device, non_blocking=True)
         labels = {k: v.to(args.device, non_blocking=True) for k, v in labels.items()}
-        loss = losses(forward(model, x, args.bf16), labels, args.unsure_covered)
+        logits = forward(model, x, args.bf16)
+        loss = losses(logits, labels, args.unsure_covered)
+        if teacher is not None:
+            with torch.no_grad():
+                taught = forward(teacher, x, args.bf16)
+            loss = loss + args.distill * distill_loss(logits, taught, labels)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
