@@ -10,24 +10,10 @@
 
 use std::path::Path;
 
-use vision::{DiceReader, Motion, ReaderSettings, Reading, read_rgb};
+use vision::{DiceReader, ReaderSettings, read_rgb};
 
-/// Each item of a reading: what it was read as, and its box.
-fn items(reading: &Reading) -> Vec<(String, [f32; 4])> {
-    let dice = (reading.dice.iter()).map(|d| {
-        let what = format!("{} {} {}", d.color.name(), d.value, d.uncertain);
-        (what, d.box_px)
-    });
-    let meeples = (reading.meeples.iter()).map(|m| {
-        let what = format!("{:?} {:?} {}", m.player, m.rank, m.uncertain);
-        (what, m.box_px)
-    });
-    dice.chain(meeples).collect()
-}
-
-fn within(a: [f32; 4], b: [f32; 4], px: f32) -> bool {
-    (0..4).all(|i| (a[i] - b[i]).abs() <= px)
-}
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -44,23 +30,9 @@ fn main() {
     let (mut same, mut read_otherwise, mut moved, mut lost) = (0, 0, 0, 0);
     for path in &args {
         let frame = read_rgb(Path::new(path)).expect("a picture");
-        let whole = reader.read(&frame, None).unwrap();
-        for (what, box_px) in items(&whole) {
-            let cx = ((box_px[0] + box_px[2]) / 2.0) as i32;
-            let cy = ((box_px[1] + box_px[3]) / 2.0) as i32;
-            let mut patched = frame.clone();
-            for y in (cy - 6).max(0)..(cy + 6).min(frame.height() as i32) {
-                for x in (cx - 6).max(0)..(cx + 6).min(frame.width() as i32) {
-                    patched.put_pixel(x as u32, y as u32, image::Rgb([235, 80, 160]));
-                }
-            }
-            let mut motion = Motion::default();
-            motion.compare(&frame);
-            motion.mark_read();
-            let region = motion.compare(&patched);
-            let again = items(&reader.read_again(&frame, &whole, &region).unwrap());
-            let at_box = again.iter().find(|(_, b)| within(*b, box_px, 1.0));
-            let near = again.iter().find(|(_, b)| within(*b, box_px, 12.0));
+        for ((what, box_px), again) in common::each_item_read_again(&mut reader, &frame) {
+            let at_box = again.iter().find(|(_, b)| common::within(*b, box_px, 1.0));
+            let near = again.iter().find(|(_, b)| common::within(*b, box_px, 12.0));
             match (at_box, near) {
                 (Some((w, _)), _) if *w == what => same += 1,
                 (Some((w, _)), _) => {
