@@ -24,6 +24,11 @@
 #          (the real crops) and data/pack2 (the rendered ones), each carried by a call.
 #   sheets-on: then, on the same machine, w24a and w32 trained on at half the learning rate,
 #          seven worker processes each (w24c, w32b; their outputs straight into $OUT).
+#   ablate: (planned in the thirty-ninth session, not run yet) what made L24t read the dice
+#          nobody here has seen best, its width or the duotone: from scratch without
+#          byler-d6 at widths 16 and 24, without and with the duotone (L16, L16t, L24), and
+#          L24t again with another seed (L24u: how far two runs of one recipe differ). The
+#          data of `sheets`, carried the same way.
 #
 # Run from the repository root, on a machine with a GPU and PyTorch:
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh first
@@ -31,6 +36,7 @@
 #   MINUTES=8 OUT=/tmp/out bash models/training/device_runs.sh wide
 #   MINUTES=7.5 OUT=/tmp/out bash models/training/device_runs.sh sheets
 #   MINUTES=3.8 OUT=/tmp/out bash models/training/device_runs.sh sheets-on
+#   MINUTES=7.5 OUT=/tmp/out bash models/training/device_runs.sh ablate
 # (DEVICE=cpu WORKERS=1 MINUTES=0.3 tries it on a CPU.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -91,17 +97,26 @@ wide)
     wait
     tar czf $OUT/runs-wide.tgz -C data runs/x16 runs/x24 runs/loo16 runs/loo24
     ;;
-sheets | sheets-on)
+sheets | sheets-on | ablate)
     # Reader 32's recipe (models/HISTORY.md, the thirty-fifth session), the duotone included.
     SYNTH="data/pack2/synth8-train.npz data/pack2/synth8-train-b.npz data/pack2/synth9-train.npz"
-    R="--real data/pack/real.npz --synth $SYNTH --synth-val data/pack2/synth8-val.npz $NEW --upright-tilt 20 --tint-share 0.25"
+    R0="--real data/pack/real.npz --synth $SYNTH --synth-val data/pack2/synth8-val.npz $NEW --upright-tilt 20"
+    R="$R0 --tint-share 0.25"
     KNOWN="--source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours"
-    if [[ $1 == sheets ]]; then
+    LOO="--workers $WORKERS --leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003"
+    if [[ $1 == ablate ]]; then
+        run L16 $R0 $LOO --seed 390 --width 16
+        run L16t $R $LOO --seed 391 --width 16
+        run L24 $R0 $LOO --seed 392 --width 24
+        run L24u $R $LOO --seed 393 --width 24
+        wait
+        tar czf $OUT/runs-ablate.tgz -C data runs/L16 runs/L16t runs/L24 runs/L24u
+    elif [[ $1 == sheets ]]; then
         ALL="$R --workers $WORKERS --init models/reader.onnx $KNOWN --lr 0.0007"
         run w24a $ALL --width 24 --seed 380
         run w24b $ALL --width 24 --seed 381
         run w32 $ALL --width 32 --seed 382
-        run L24t $R --workers $WORKERS --leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003 --seed 383 --width 24
+        run L24t $R $LOO --seed 383 --width 24
         wait
         tar czf $OUT/runs-sheets.tgz -C data runs/w24a runs/w24b runs/w32 runs/L24t
     else
