@@ -563,9 +563,14 @@ def main() -> None:
         model = model.to(memory_format=torch.channels_last)
     teacher = None
     if args.teacher and args.teacher.suffix == ".onnx":
+        # Crops for its batch norms, which hand on its convolutions' outputs whatever they
+        # are, drawn apart (numpy's and torch's generators) so that the batches are those of
+        # a run without a teacher.
         teacher = Reader(onnx_reader_width(args.teacher))
-        sample = rng.choice(len(train["crops"]), 512, replace=False)
-        init_from_onnx(teacher, args.teacher, augment({k: v[sample] for k, v in train.items()}, rng)[0])
+        apart = np.random.default_rng(args.seed)
+        sample = apart.choice(len(train["crops"]), 512, replace=False)
+        with torch.random.fork_rng(devices=[]):
+            init_from_onnx(teacher, args.teacher, augment({k: v[sample] for k, v in train.items()}, apart)[0])
     elif args.teacher:
         teacher = Reader(args.teacher_width)
         teacher.load_state_dict(torch.load(args.teacher, map_location="cpu"))
