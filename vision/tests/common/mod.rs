@@ -35,10 +35,28 @@ pub fn each_item_read_again(reader: &mut DiceReader, frame: &RgbImage) -> Vec<(I
         let box_px = item.1;
         let cx = ((box_px[0] + box_px[2]) / 2.0) as i32;
         let cy = ((box_px[1] + box_px[3]) / 2.0) as i32;
+        let (xs, ys) = (
+            (cx - 6).max(0)..(cx + 6).min(width),
+            (cy - 6).max(0)..(cy + 6).min(height),
+        );
+        // Black on a light patch, white on a dark one: the motion check compares brightness.
+        let light = (ys.clone())
+            .flat_map(|y| xs.clone().map(move |x| (x, y)))
+            .map(|(x, y)| {
+                frame
+                    .get_pixel(x as u32, y as u32)
+                    .0
+                    .iter()
+                    .map(|&v| u32::from(v))
+                    .sum::<u32>()
+            })
+            .sum::<u32>()
+            > 3 * 128 * (xs.len() * ys.len()) as u32;
+        let paint = image::Rgb(if light { [0; 3] } else { [255; 3] });
         let mut patched = frame.clone();
-        for y in (cy - 6).max(0)..(cy + 6).min(height) {
-            for x in (cx - 6).max(0)..(cx + 6).min(width) {
-                patched.put_pixel(x as u32, y as u32, image::Rgb([235, 80, 160]));
+        for y in ys {
+            for x in xs.clone() {
+                patched.put_pixel(x as u32, y as u32, paint);
             }
         }
         let mut motion = Motion::default();
