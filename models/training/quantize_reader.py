@@ -20,23 +20,11 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import torch
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
-from PIL import Image
 
-from common import CONTEXT_STORED, CROP_STORED_PX, READER_CONTEXT, READER_PX, open_crops
-
-
-def reader_inputs(crops: np.ndarray) -> list[np.ndarray]:
-    """Stored crops (CONTEXT_STORED times the box) cut to READER_CONTEXT and resized to the
-    reader's input, 1 x 3 x READER_PX x READER_PX, RGB 0..1."""
-    side = CROP_STORED_PX * READER_CONTEXT / CONTEXT_STORED
-    edge = (CROP_STORED_PX - side) / 2
-    inputs = []
-    for crop in crops:
-        cut = Image.fromarray(crop).crop((edge, edge, edge + side, edge + side))
-        pixels = np.asarray(cut.resize((READER_PX, READER_PX), Image.BILINEAR), dtype=np.float32)
-        inputs.append(pixels.transpose(2, 0, 1)[None] / 255)
-    return inputs
+from common import READER_CONTEXT, open_crops
+from train_reader import to_input
 
 
 class Crops(CalibrationDataReader):
@@ -63,7 +51,10 @@ def main() -> None:
     for path in (args.real, args.synth):
         data = open_crops(path)
         train = np.flatnonzero(data["splits"] == "train") if "splits" in data else np.arange(len(data["crops"]))
-        inputs += reader_inputs(data["crops"][rng.choice(train, args.crops, replace=False)])
+        crops = data["crops"][rng.choice(train, args.crops, replace=False)]
+        n = len(crops)
+        x = to_input(crops, torch.full((n,), READER_CONTEXT), torch.zeros(n, 2), torch.zeros(n)).numpy()
+        inputs += [crop[None] for crop in x]
     args.out.mkdir(parents=True, exist_ok=True)
     reader = args.out / "reader.onnx"
     quantize_static(
