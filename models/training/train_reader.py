@@ -510,9 +510,8 @@ def main() -> None:
     parser.add_argument(
         "--teacher",
         type=Path,
-        help="a wider reader (an exported .onnx, or a run's .pt of --teacher-width) whose readings the model learns as well as the labels (distillation)",
+        help="a wider reader (an exported .onnx) whose readings the model learns as well as the labels (distillation)",
     )
-    parser.add_argument("--teacher-width", type=int, default=32, help="the width of a --teacher given as .pt")
     parser.add_argument("--distill", type=float, default=1.0, help="the weight of the teacher's loss beside the labels' (with --teacher)")
     parser.add_argument("--device", default="cpu", help="where the model trains (cpu, cuda); the augmentation runs on the CPU")
     parser.add_argument(
@@ -562,7 +561,7 @@ def main() -> None:
     if args.bf16:
         model = model.to(memory_format=torch.channels_last)
     teacher = None
-    if args.teacher and args.teacher.suffix == ".onnx":
+    if args.teacher:
         # Crops for its batch norms, which hand on its convolutions' outputs whatever they
         # are, drawn apart (numpy's and torch's generators) so that the batches are those of
         # a run without a teacher.
@@ -571,10 +570,6 @@ def main() -> None:
         sample = apart.choice(len(train["crops"]), 512, replace=False)
         with torch.random.fork_rng(devices=[]):
             init_from_onnx(teacher, args.teacher, augment({k: v[sample] for k, v in train.items()}, apart)[0])
-    elif args.teacher:
-        teacher = Reader(args.teacher_width)
-        teacher.load_state_dict(torch.load(args.teacher, map_location="cpu"))
-    if teacher is not None:
         teacher = teacher.to(args.device).eval()
         if args.bf16:
             teacher = teacher.to(memory_format=torch.channels_last)
