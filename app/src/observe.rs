@@ -362,6 +362,15 @@ impl TableReader {
                 last.clone()
             }
         };
+        // A meeple on its die that the finder took for one item with it.
+        if !repeated {
+            reading = (self.reader).read_meeples_on_dice(
+                image,
+                reading,
+                &self.geometry,
+                self.last.as_ref(),
+            )?;
+        }
         if moved.any() && !under_hand {
             self.motion.mark_read();
             self.unmanned_reads = UNMANNED_READS;

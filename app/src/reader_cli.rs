@@ -623,8 +623,15 @@ pub fn eval(out: &mut impl Write, dir: &Path, options: &EvalOptions) -> Result<O
                 .collect();
             reader.read_found(&image, &boxes)?
         } else {
-            // A camera's frames are cut at the finder's boxes (`vision::DiceReader::read`).
-            reader.read(&image, geometry.as_ref().filter(|_| !live))?
+            // A camera's frames are cut at the finder's boxes (`vision::DiceReader::read`),
+            // and the meeples on dice looked for as the camera's path does (`app::observe`).
+            let reading = reader.read(&image, geometry.as_ref().filter(|_| !live))?;
+            match &geometry {
+                Some(geometry) if live => {
+                    reader.read_meeples_on_dice(&image, reading, geometry, None)?
+                }
+                _ => reading,
+            }
         };
         seconds += started.elapsed().as_secs_f64();
         if let Some(geometry) = &geometry {

@@ -5,7 +5,8 @@
 //! `read_again`): a still frame, a frame where one die was put down, and one of the still
 //! frames after it, read again there (the finder on a window around the die, the reader on
 //! the items there); and a camera's frame read whole with a calibration (the scene's own
-//! camera): the finder on a window over the game's zones, the reader on what it finds there.
+//! camera): the finder on a window over the game's zones, the reader on what it finds there
+//! and on the meeples it missed on dice (`read_meeples_on_dice`), as `app::observe` reads.
 //! Run: `RAYON_NUM_THREADS=1 cargo bench -p tablesight-vision --bench reader`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly on bad set-up
@@ -74,12 +75,15 @@ fn reader(c: &mut Criterion) {
     )
     .unwrap();
     let camera: calibration::Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
-    let zones = TableGeometry::new(camera, calibration::MatLayout::a2())
-        .zones_region(frame.width(), frame.height());
+    let table = TableGeometry::new(camera, calibration::MatLayout::a2());
+    let zones = table.zones_region(frame.width(), frame.height());
     group.bench_function(
         "camera frame read once with a calibration, over the zones",
         |b| {
-            b.iter(|| reader.read_within(&frame, &zones).unwrap());
+            b.iter(|| {
+                let reading = reader.read_within(&frame, &zones).unwrap();
+                (reader.read_meeples_on_dice(&frame, reading, &table, None)).unwrap()
+            });
         },
     );
     group.bench_function("camera frame, nothing moved (motion + reading kept)", |b| {

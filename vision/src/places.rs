@@ -238,6 +238,20 @@ impl TableGeometry {
         Some([x - half, y - half, x + half, y + half])
     }
 
+    /// The box in pixels of an apprentice standing on the die seen in `box_px`, when that
+    /// die stands on a pillar of a tower: where a meeple is to be looked for that the finder
+    /// took for one item with its die (`DiceReader::read_meeples_on_dice`). `None` off the
+    /// towers.
+    pub fn meeple_on_die_box(&self, box_px: BoxPx) -> Option<BoxPx> {
+        let stand = self.die_stand(box_px)?;
+        if !matches!(stand.place, MatPlace::Tower { .. }) {
+            return None;
+        }
+        let size = MeepleSize::of(MeepleRank::Apprentice);
+        let meeple = self.meeple_box_px(stand.base, size, stand.base_mm + DIE_SIZE_MM)?;
+        Some(meeple.map(|v| v as f32))
+    }
+
     /// Where a die seen in `box_px` stands (`stand_of`): its box centre traced onto the
     /// plane of its centre at each height.
     fn die_stand(&self, box_px: BoxPx) -> Option<Stand> {
@@ -591,6 +605,36 @@ mod tests {
                 assert!((side(cut) - side(cuts[1])).abs() < 0.01, "{cuts:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_meeple_is_looked_for_on_a_die_on_a_tower_and_nowhere_else() {
+        let mut geometry = geometry();
+        geometry.tower_levels.insert("tower-b".into(), 2);
+        let zone = |name: &str| geometry.layout.zone(name).unwrap().center_mm;
+        let [x, y] = pillar_point(zone("tower-b"), 1, 0.0);
+        let base = TablePoint::on_mat(x, y).at_height(floor_top_mm(2));
+        let die = die_at(&geometry, base).box_px;
+        let on_die = geometry.meeple_on_die_box(die).unwrap();
+        let apprentice = meeple_box(
+            &geometry.camera,
+            base.at_height(base.height_mm + DIE_SIZE_MM),
+            MeepleRank::Apprentice,
+            0.0,
+        );
+        // The box of the base's and head's discs, against the box of the game's shape.
+        assert!(
+            overlap(on_die.map(f64::from), apprentice.map(f64::from)) > 0.6,
+            "{on_die:?} {apprentice:?}"
+        );
+        // Above the die: its head higher in the frame than the die's top.
+        assert!(
+            on_die[1] < die[1] && on_die[3] < die[3],
+            "{on_die:?} {die:?}"
+        );
+        let [x, y] = zone("roll-area");
+        let in_roll = die_at(&geometry, TablePoint::on_mat(x, y)).box_px;
+        assert_eq!(geometry.meeple_on_die_box(in_roll), None);
     }
 
     #[test]
