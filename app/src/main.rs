@@ -143,7 +143,8 @@ enum Command {
         #[arg(long)]
         live: bool,
         /// Also write every false item (a reading that matches no labelled item) to this
-        /// file, a JSON object a line: picture, kind, box, confidence, uncertain.
+        /// file, a JSON object a line: picture, kind, box, confidence, uncertain, and the
+        /// zone it was put in when the picture's camera is known (rendered scenes).
         #[arg(long)]
         false_items: Option<PathBuf>,
     },

@@ -555,6 +555,8 @@ struct FalseItem {
     box_px: [f32; 4],
     confidence: f32,
     uncertain: bool,
+    /// The zone it was put in (`pillar`, `roll area`...) when the picture's camera is known.
+    place: Option<&'static str>,
 }
 
 fn share(part: usize, whole: usize) -> f64 {
@@ -733,6 +735,7 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
                     box_px: *box_px,
                     confidence: *confidence,
                     uncertain: *uncertain,
+                    place: place.map(|p| zone_words(Some(p))),
                 });
                 errors += 1;
             }

@@ -547,6 +547,8 @@ fn eval_reports_found_and_read_dice_on_real_photos() {
         );
         let b: Vec<f64> = serde_json::from_value(item["box"].clone()).unwrap();
         assert!(b.len() == 4 && b[0] < b[2] && b[1] < b[3], "{item}");
+        // A photo's camera is not known: no zone.
+        assert!(item["place"].is_null(), "{item}");
     }
     let dice = &figures["dice"];
     let counted = dice["counted"].as_u64().unwrap();
