@@ -486,16 +486,16 @@ impl DiceReader {
         }
     }
 
-    /// `reading` with the meeple read that stands on each die on a tower that no meeple
-    /// of `reading` stands on, numbered as `previous` numbers its items (with a calibration,
-    /// `table`). Every die placed on a tower carries its meeple, but the finder, seeing the
-    /// two from above, may peak once for both, and the reader reads that crop as the die.
-    /// The meeple is looked for in the box it would have on the die
-    /// (`TableGeometry::meeple_on_die_box`) and in that box raised to the top of the die's
-    /// (a box the finder put around both is centred below the meeple), and kept where the
-    /// reader gives a meeple at least `pair_threshold`, as a meeple on its die is kept by
-    /// `kinds_read`. On the rendered validation scenes, 12 more of 486 meeples are read
-    /// right, for 3 more false items (`models/HISTORY.md`).
+    /// Adds to `reading` (with a calibration, `table`) the meeple standing on each die on a
+    /// tower that no meeple of `reading` stands on, numbered as `previous` numbers its
+    /// items. Every die placed on a tower carries its meeple, but the finder, seeing the two
+    /// from above, may peak once for both, and the reader reads that crop as the die. The
+    /// meeple is looked for in the box it would have on the die
+    /// (`TableGeometry::meeple_on_die_box`) and in that box moved to the top of the die's
+    /// box (a box the finder put around both is topped by the meeple's head), and kept
+    /// where the reader gives a meeple at least `pair_threshold`, as a meeple on its die is
+    /// kept by `kinds_read`. On the rendered validation scenes, 12 more of 486 meeples are
+    /// read right, for 3 more false items (`models/HISTORY.md`).
     pub fn read_meeples_on_dice(
         &mut self,
         image: &RgbImage,
@@ -503,17 +503,15 @@ impl DiceReader {
         table: &TableGeometry,
         previous: Option<&Reading>,
     ) -> Result<Reading, VisionError> {
-        let manned = |reading: &Reading, box_px: BoxPx| {
-            (reading.meeples.iter()).any(|m| same_item(m.box_px, box_px))
-        };
+        let manned = |box_px: BoxPx| (reading.meeples.iter()).any(|m| same_item(m.box_px, box_px));
         let looks: Vec<[BoxPx; 2]> = (reading.dice.iter())
             .filter_map(|die| {
                 let on_die = table.meeple_on_die_box(die.box_px)?;
-                let up = on_die[1] - die.box_px[1];
-                let raised = [on_die[0], on_die[1] - up, on_die[2], on_die[3] - up];
-                Some([on_die, raised])
+                let shift = die.box_px[1] - on_die[1];
+                let at_top = [on_die[0], on_die[1] + shift, on_die[2], on_die[3] + shift];
+                Some([on_die, at_top])
             })
-            .filter(|looks| !looks.iter().any(|&b| manned(&reading, b)))
+            .filter(|looks| !looks.iter().any(|&b| manned(b)))
             .collect();
         for looks in looks {
             let mut best: Option<(f32, BoxPx, [f32; READER_OUTPUTS])> = None;
