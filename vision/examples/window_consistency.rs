@@ -31,10 +31,14 @@ fn main() {
     for path in &args {
         let frame = read_rgb(Path::new(path)).expect("a picture");
         for ((what, box_px), again) in common::each_item_read_again(&mut reader, &frame) {
-            let at_box = again.iter().find(|(_, b)| common::within(*b, box_px, 1.0));
+            // A meeple on its die can be two items at one box (the finder peaked for both
+            // in one cell): the same when any item at the box reads the same.
+            let at_box: Vec<_> = (again.iter())
+                .filter(|(_, b)| common::within(*b, box_px, 1.0))
+                .collect();
             let near = again.iter().find(|(_, b)| common::within(*b, box_px, 12.0));
-            match (at_box, near) {
-                (Some((w, _)), _) if *w == what => same += 1,
+            match (at_box.first(), near) {
+                _ if at_box.iter().any(|(w, _)| *w == what) => same += 1,
                 (Some((w, _)), _) => {
                     read_otherwise += 1;
                     println!("{path}: {what} at {box_px:?} read as {w}");
