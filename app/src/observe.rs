@@ -558,6 +558,42 @@ mod tests {
         (image, camera, setup.start(&catalogue).unwrap())
     }
 
+    /// A meeple on its die that the finder takes for one item with it is read on the die
+    /// (`DiceReader::read_meeples_on_dice`): in the rendered `scene-720p-2`, the finder
+    /// alone misses both meeples on tower c's dice.
+    #[test]
+    fn a_meeple_the_finder_takes_for_its_die_is_read_on_its_die() {
+        let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/reader");
+        let image = vision::read_rgb(&fixtures.join("scene-720p-2.jpg")).unwrap();
+        let labels: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(fixtures.join("scene-720p-2.json")).unwrap(),
+        )
+        .unwrap();
+        let camera: Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
+        // A game just started: tower c at its first floor, as in the scene.
+        let catalogue = TileCatalogue::arkhanos();
+        let setup = GameSetup::random(
+            &[PlayerColor::Red, PlayerColor::Green],
+            &catalogue,
+            &mut rules::rng_from_seed(1),
+        );
+        let state = setup.start(&catalogue).unwrap();
+        let mut table =
+            TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2(), 5);
+        let (reading, _) = table.observe(&image, &state, 0, 0.0).unwrap();
+        let mut on_tower_c: Vec<_> = (reading.meeples.iter())
+            .filter(|m| {
+                matches!(&m.place, Some(MatPlace::Tower { tower, level: 1, .. }) if tower == "tower-c")
+            })
+            .map(|m| m.player)
+            .collect();
+        on_tower_c.sort_by_key(|p| format!("{p:?}"));
+        assert_eq!(
+            on_tower_c,
+            [vision::MeepleColor::Green, vision::MeepleColor::Red]
+        );
+    }
+
     /// A hand's or an arm's colour, painted over the frame.
     const SKIN: [u8; 3] = [214, 162, 140];
 
