@@ -549,13 +549,18 @@ mod tests {
         let camera = crate::calibration_cli::camera_for(&MatLayout::a2(), &gray, None)
             .unwrap()
             .unwrap();
+        (image, camera, game_just_started())
+    }
+
+    /// A game of Red and Green just started: every tower at its first floor.
+    fn game_just_started() -> GameState {
         let catalogue = TileCatalogue::arkhanos();
         let setup = GameSetup::random(
             &[PlayerColor::Red, PlayerColor::Green],
             &catalogue,
             &mut rules::rng_from_seed(1),
         );
-        (image, camera, setup.start(&catalogue).unwrap())
+        setup.start(&catalogue).unwrap()
     }
 
     /// A meeple on its die that the finder takes for one item with it is read on the die
@@ -570,14 +575,8 @@ mod tests {
         )
         .unwrap();
         let camera: Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
-        // A game just started: tower c at its first floor, as in the scene.
-        let catalogue = TileCatalogue::arkhanos();
-        let setup = GameSetup::random(
-            &[PlayerColor::Red, PlayerColor::Green],
-            &catalogue,
-            &mut rules::rng_from_seed(1),
-        );
-        let state = setup.start(&catalogue).unwrap();
+        // Tower c at its first floor, as in the scene.
+        let state = game_just_started();
         let mut table =
             TableReader::new(DiceReader::shipped().unwrap(), camera, MatLayout::a2(), 5);
         let (reading, _) = table.observe(&image, &state, 0, 0.0).unwrap();

@@ -73,8 +73,8 @@ const MEEPLE_TO_DIE: f32 = 0.6;
 /// finder peaked a cell away in some windows and the heats it weighs the reader's kind by
 /// differed, so a still table's reading hung on where a hand had last moved: of the 57
 /// items of the two rendered reader fixtures, 7 were read otherwise in a window; with 96,
-/// none (`vision/tests/reader.rs`), and 796 of 809 items of fifty validation scenes read as
-/// in the whole frame, 725 with 64 (`examples/window_consistency.rs`).
+/// none (`vision/tests/reader.rs`), and 806 of 809 items of fifty validation scenes read as
+/// in the whole frame, 734 with 64 (`examples/window_consistency.rs`).
 const WINDOW_MARGIN_PX: f32 = 96.0;
 /// The window's sides are multiples of this (or the shrunk frame's own): each size is an
 /// optimised plan of its own, and this keeps them few.
@@ -479,10 +479,10 @@ impl DiceReader {
     ) -> Result<Reading, VisionError> {
         let found = self.find(image)?;
         let reading = self.read_places(image, &found, table)?;
-        let reading = self.numbered(self.without_specks(reading), None);
+        let reading = self.without_specks(reading);
         match table {
             Some(table) => self.read_meeples_on_dice(image, reading, table, None),
-            None => Ok(reading),
+            None => Ok(self.numbered(reading, None)),
         }
     }
 

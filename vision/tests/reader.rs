@@ -25,6 +25,17 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/reader")
 }
 
+/// A rendered fixture `stem`: its picture, its labels, and the camera that took it.
+fn scene(stem: &str) -> (image::RgbImage, serde_json::Value, calibration::Camera) {
+    let image = read_rgb(&fixtures().join(format!("{stem}.jpg"))).unwrap();
+    let labels: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join(format!("{stem}.json"))).unwrap(),
+    )
+    .unwrap();
+    let camera = serde_json::from_value(labels["camera"].clone()).unwrap();
+    (image, labels, camera)
+}
+
 /// A labelled die: value, centre, side.
 type Labelled = (u8, [f32; 2], f32);
 
@@ -228,12 +239,7 @@ fn rendered_frames_are_read_die_by_die_and_meeple_by_meeple() {
 fn rendered_frames_read_right(reader: &mut DiceReader, calibrated: bool) {
     let (mut dice_total, mut dice_right, mut meeples_total, mut meeples_right) = (0, 0, 0, 0);
     for stem in ["scene-720p-0", "scene-720p-1"] {
-        let image = read_rgb(&fixtures().join(format!("{stem}.jpg"))).unwrap();
-        let labels: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(fixtures().join(format!("{stem}.json"))).unwrap(),
-        )
-        .unwrap();
-        let camera: calibration::Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
+        let (image, labels, camera) = scene(stem);
         let table =
             calibrated.then(|| vision::TableGeometry::new(camera, calibration::MatLayout::a2()));
         let reading = reader.read(&image, table.as_ref()).unwrap();
@@ -455,12 +461,7 @@ fn a_still_frame_is_read_again_where_items_were_read_before() {
 fn a_calibrated_frame_is_read_over_the_zones_only() {
     let mut reader = DiceReader::shipped().unwrap();
     reader.settings = vision::ReaderSettings::live();
-    let mut image = read_rgb(&fixtures().join("scene-720p-0.jpg")).unwrap();
-    let labels: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(fixtures().join("scene-720p-0.json")).unwrap(),
-    )
-    .unwrap();
-    let camera: calibration::Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
+    let (mut image, _, camera) = scene("scene-720p-0");
     let geometry = vision::TableGeometry::new(camera, calibration::MatLayout::a2());
     let zones = geometry.zones_region(image.width(), image.height());
     assert!(
@@ -507,12 +508,7 @@ fn a_calibrated_frame_is_read_over_the_zones_only() {
 /// camera's frame alike.
 #[test]
 fn a_meeple_the_finder_takes_for_its_die_is_read_on_the_die_with_a_calibration() {
-    let image = read_rgb(&fixtures().join("scene-720p-2.jpg")).unwrap();
-    let labels: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(fixtures().join("scene-720p-2.json")).unwrap(),
-    )
-    .unwrap();
-    let camera: calibration::Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
+    let (image, labels, camera) = scene("scene-720p-2");
     let table = vision::TableGeometry::new(camera, calibration::MatLayout::a2());
     let on_dice: Vec<([f32; 4], String)> = (labels["meeples"].as_array().unwrap().iter())
         .filter(|m| m["place"]["zone"] == "tower")
