@@ -310,10 +310,15 @@ fn candidates(
             Action::Place {
                 tower, pillar, die, ..
             } => mismatch.pillar(*tower, *pillar) || mismatch.roll_unseen.contains(die),
+            // A lone meeple that completes a floor seen emptied: the hand may have laid
+            // the next floor before it left, so that no table showed the meeple.
             Action::BonusMeeple {
                 to: BonusTarget::Pillar { tower, pillar },
                 ..
-            } => mismatch.pillar(*tower, *pillar),
+            } => {
+                mismatch.pillar(*tower, *pillar)
+                    || (mismatch.emptied[tower.index()] && completes_floor(state, *tower))
+            }
             Action::BonusMeeple {
                 player,
                 to: BonusTarget::Spellbook,
@@ -357,6 +362,14 @@ fn candidates(
     }
     visible.extend(invisible);
     visible
+}
+
+/// Whether one more piece on `tower` completes its top floor: a single pillar is empty.
+fn completes_floor(state: &GameState, tower: TowerId) -> bool {
+    (state.tower(tower).pillars.iter())
+        .filter(|p| p.is_none())
+        .count()
+        == 1
 }
 
 /// The roll, read from the table: the dice in the roll area (in the order read); then with

@@ -872,6 +872,9 @@ pub(crate) struct Mismatch {
     /// its meeple): not counted, but a reason to prefer an explanation that needs fewer.
     pub hidden: usize,
     pub pillars: [[bool; 3]; 4],
+    /// Towers whose top floor shows nothing at all where the game has pieces, on every
+    /// such pillar: hidden, or covered by a new floor that the hand laid at once.
+    pub emptied: [bool; 4],
     /// A floor was completed or added (pieces above the top floor, or the top floor buried),
     /// or its tile differs.
     pub towers: [bool; 4],
@@ -1018,9 +1021,16 @@ pub(crate) fn compare(expected: &Expected, seen: &Seen, words: bool) -> Mismatch
     for tower in TowerId::ALL {
         let t = tower.index();
         let level = expected.levels[t];
+        let (mut occupied, mut blank) = (0, 0);
         for pillar in PillarIndex::ALL {
             let look = &expected.pillars[t][pillar.index()];
             let (dice, meeples) = seen.on_pillar(tower, level, pillar);
+            if !look.dice.is_empty() || !look.meeples.is_empty() {
+                occupied += 1;
+                if dice.is_empty() && meeples.is_empty() {
+                    blank += 1;
+                }
+            }
             // Dice read unsure and alone on a pillar the game has empty, each of the colour
             // of a die buried in the tower, are those dice seen through the floor above
             // them (the reader cannot tell a floor's level).
@@ -1061,6 +1071,7 @@ pub(crate) fn compare(expected: &Expected, seen: &Seen, words: bool) -> Mismatch
                 }
             }
         }
+        m.emptied[t] = occupied > 0 && blank == occupied;
         let mut above = 0;
         let mut top_buried = 0;
         let mut below_dice = Vec::new();
