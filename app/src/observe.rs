@@ -362,9 +362,9 @@ impl TableReader {
                 last.clone()
             }
         };
-        // A meeple on its die that the finder took for one item with it.
+        // A meeple and its die that the finder took for one item.
         if !repeated {
-            reading = (self.reader).read_meeples_on_dice(
+            reading = (self.reader).read_pairs_on_towers(
                 image,
                 reading,
                 &self.geometry,
@@ -564,7 +564,7 @@ mod tests {
     }
 
     /// A meeple on its die that the finder takes for one item with it is read on the die
-    /// (`DiceReader::read_meeples_on_dice`): in the rendered `scene-720p-2`, the finder
+    /// (`DiceReader::read_pairs_on_towers`): in the rendered `scene-720p-2`, the finder
     /// alone misses both meeples on tower c's dice.
     #[test]
     fn a_meeple_the_finder_takes_for_its_die_is_read_on_its_die() {

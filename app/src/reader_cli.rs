@@ -271,6 +271,10 @@ struct Truth {
     /// A meeple standing on a die (rendered scenes): the game's usual stack, which the
     /// finder may take for one item.
     on_die: bool,
+    /// A die a meeple stands on, at least `UNDER_MEEPLE_VISIBLE` of it seen (rendered
+    /// scenes): counted apart even when too hidden for the figures, since the referee needs
+    /// its presence and colour (a meeple with its die, or a lone one).
+    under_meeple: bool,
     /// Where it stands on the mat (rendered scenes, which know their camera).
     place: Option<MatPlace>,
 }
@@ -359,6 +363,8 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                         counted: die.visible >= 0.9,
                         value_shown: !labels.meeple_stands_on(die),
                         on_die: false,
+                        under_meeple: labels.meeple_stands_on(die)
+                            && die.visible >= UNDER_MEEPLE_VISIBLE,
                         place: mat_place(&die.place, players),
                     });
                 }
@@ -371,6 +377,7 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                         counted: die.visible >= 0.9,
                         value_shown: true,
                         on_die: false,
+                        under_meeple: false,
                         place: None,
                     });
                 }
@@ -386,6 +393,7 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                             .dice
                             .iter()
                             .any(|d| d.place == meeple.place && labels.meeple_stands_on(d)),
+                        under_meeple: false,
                         place: mat_place(&meeple.place, players),
                     });
                 }
@@ -444,6 +452,7 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                     counted: true,
                     value_shown: true,
                     on_die: false,
+                    under_meeple: false,
                     place: None,
                 });
             }
@@ -473,6 +482,9 @@ struct Tally {
     value_hidden_right: usize,
     /// Meeples standing on a die (`Truth::on_die`).
     on_die: Subset,
+    /// Dice a meeple stands on, counted or not (`Truth::under_meeple`): found, and their
+    /// colour right.
+    under_meeple: Subset,
     /// Found items whose true place is known (rendered scenes), and those put there.
     placed: usize,
     placed_right: usize,
@@ -487,6 +499,10 @@ struct Tally {
     /// miss comes from items too small to read.
     by_size: [Subset; SIZE_BANDS_PX.len() + 1],
 }
+
+/// How much of a die under a meeple must be seen for `Tally::under_meeple` to count it:
+/// half (the meeple's foot hides its top face, and its body part of the sides).
+const UNDER_MEEPLE_VISIBLE: f64 = 0.5;
 
 /// The edges of the size bands, in pixels of the labelled box's longer side: under 20 px
 /// pips run together; 27 px is what the calibration wizard asks of a camera
@@ -630,7 +646,7 @@ pub fn eval(out: &mut impl Write, dir: &Path, options: &EvalOptions) -> Result<O
             let reading = reader.read(&image, geometry.as_ref().filter(|_| !live))?;
             match &geometry {
                 Some(geometry) if live => {
-                    reader.read_meeples_on_dice(&image, reading, geometry, None)?
+                    reader.read_pairs_on_towers(&image, reading, geometry, None)?
                 }
                 _ => reading,
             }
@@ -743,6 +759,10 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         };
         taken[i] = true;
         let truth = &truths[i];
+        if truth.under_meeple {
+            let class_right = truth.class.as_ref().is_none_or(|c| *c == read.1);
+            figures.dice.under_meeple.found(class_right);
+        }
         if !truth.counted {
             continue;
         }
@@ -795,6 +815,7 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
             .or_default() += 1;
     }
     for (i, truth) in truths.iter().enumerate() {
+        figures.dice.under_meeple.counted += usize::from(truth.under_meeple);
         if !truth.counted {
             continue;
         }
@@ -869,6 +890,13 @@ fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<
         if tally.on_die.counted > 0 {
             writeln!(out, "  standing on a die: {}", tally.on_die.figures())?;
         }
+        if tally.under_meeple.counted > 0 {
+            writeln!(
+                out,
+                "  under a meeple, at least half seen (counted or not): {} (the colour)",
+                tally.under_meeple.figures()
+            )?;
+        }
         if tally.placed > 0 {
             writeln!(
                 out,
@@ -929,6 +957,7 @@ mod tests {
             counted: true,
             value_shown,
             on_die: false,
+            under_meeple: false,
             place: None,
         }
     }
@@ -1028,6 +1057,37 @@ mod tests {
             ),
             (1, 1, 1)
         );
+    }
+
+    #[test]
+    fn dice_under_meeples_are_counted_apart_too_hidden_or_not() {
+        let under = |counted, box_px| Truth {
+            counted,
+            under_meeple: true,
+            box_px,
+            ..blue_three(false)
+        };
+        let mut figures = Figures::default();
+        // Too hidden for the figures, found in its colour (purple: wrong); a counted one,
+        // missed.
+        let hidden = under(false, [100.0, 100.0, 130.0, 130.0]);
+        let missed = under(true, [300.0, 300.0, 330.0, 330.0]);
+        let reading = die_reading(DieColor::Purple, 3, true);
+        score_picture(&[hidden, missed], &reading, &mut figures);
+        let dice = &figures.dice;
+        assert_eq!((dice.counted, dice.found), (1, 0));
+        let subset = dice.under_meeple;
+        assert_eq!((subset.counted, subset.found, subset.read_right), (2, 1, 0));
+        // Read blue: its colour right.
+        let mut figures = Figures::default();
+        let reading = die_reading(DieColor::Blue, 5, true);
+        score_picture(
+            &[under(false, [100.0, 100.0, 130.0, 130.0])],
+            &reading,
+            &mut figures,
+        );
+        let subset = figures.dice.under_meeple;
+        assert_eq!((subset.counted, subset.found, subset.read_right), (1, 1, 1));
     }
 
     #[test]

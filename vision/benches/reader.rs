@@ -6,7 +6,7 @@
 //! frames after it, read again there (the finder on a window around the die, the reader on
 //! the items there); and a camera's frame read whole with a calibration (the scene's own
 //! camera): the finder on a window over the game's zones, the reader on what it finds there
-//! and on the meeples it missed on dice (`read_meeples_on_dice`), as `app::observe` reads.
+//! and on the meeples it missed on dice (`read_pairs_on_towers`), as `app::observe` reads.
 //! Run: `RAYON_NUM_THREADS=1 cargo bench -p tablesight-vision --bench reader`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly on bad set-up
@@ -82,7 +82,7 @@ fn reader(c: &mut Criterion) {
         |b| {
             b.iter(|| {
                 let reading = reader.read_within(&frame, &zones).unwrap();
-                (reader.read_meeples_on_dice(&frame, reading, &table, None)).unwrap()
+                (reader.read_pairs_on_towers(&frame, reading, &table, None)).unwrap()
             });
         },
     );

@@ -240,7 +240,7 @@ impl TableGeometry {
 
     /// The box in pixels of an apprentice standing on the die seen in `box_px`, when that
     /// die stands on a pillar of a tower: where a meeple is to be looked for that the finder
-    /// took for one item with its die (`DiceReader::read_meeples_on_dice`). `None` off the
+    /// took for one item with its die (`DiceReader::read_pairs_on_towers`). `None` off the
     /// towers.
     pub fn meeple_on_die_box(&self, box_px: BoxPx) -> Option<BoxPx> {
         let stand = self.die_stand(box_px)?;
@@ -250,6 +250,27 @@ impl TableGeometry {
         let size = MeepleSize::of(MeepleRank::Apprentice);
         let meeple = self.meeple_box_px(stand.base, size, stand.base_mm + DIE_SIZE_MM)?;
         Some(meeple.map(|v| v as f32))
+    }
+
+    /// The square in which the reader reads the die under a meeple of `rank` seen in
+    /// `box_px`, when that meeple stands on a pillar of a tower: where a die is to be looked
+    /// for that the finder took for one item with its meeple
+    /// (`DiceReader::read_pairs_on_towers`), cut as `die_crop_box` cuts a die found there.
+    /// `None` off the towers.
+    pub fn die_under_meeple_box(&self, box_px: BoxPx, rank: MeepleRank) -> Option<BoxPx> {
+        let size = MeepleSize::of(rank);
+        let seen = box_px.map(f64::from);
+        let stand = self.stand_of(
+            seen,
+            |base_mm| self.meeple_base(seen, size, base_mm),
+            |base, base_mm| self.meeple_box_px(base, size, base_mm),
+            &[DIE_SIZE_MM],
+        )?;
+        let MatPlace::Tower { level, .. } = stand.place else {
+            return None;
+        };
+        let die = self.die_box_px(stand.base, floor_top_mm(level))?;
+        self.die_crop_box(die.map(|v| v as f32))
     }
 
     /// Where a die seen in `box_px` stands (`stand_of`): its box centre traced onto the
@@ -635,6 +656,41 @@ mod tests {
         let [x, y] = zone("roll-area");
         let in_roll = die_at(&geometry, TablePoint::on_mat(x, y)).box_px;
         assert_eq!(geometry.meeple_on_die_box(in_roll), None);
+    }
+
+    #[test]
+    fn a_die_is_looked_for_under_a_meeple_on_a_tower_and_nowhere_else() {
+        let mut geometry = geometry();
+        geometry.tower_levels.insert("tower-b".into(), 2);
+        let zone = |name: &str| geometry.layout.zone(name).unwrap().center_mm;
+        let [x, y] = pillar_point(zone("tower-b"), 1, 0.0);
+        let base = TablePoint::on_mat(x, y).at_height(floor_top_mm(2));
+        let die = die_at(&geometry, base).box_px;
+        for rank in [MeepleRank::Apprentice, MeepleRank::Master] {
+            let on_die = base.at_height(base.height_mm + DIE_SIZE_MM);
+            let meeple = meeple_box(&geometry.camera, on_die, rank, 0.0);
+            let under = geometry.die_under_meeple_box(meeple, rank).unwrap();
+            // The die's box, cut as `die_crop_box` cuts it.
+            let cut = geometry.die_crop_box(die).unwrap();
+            let side = |b: BoxPx| (b[2] - b[0]).max(b[3] - b[1]);
+            assert!(
+                (side(under) / side(cut) - 1.0).abs() < 0.02,
+                "{under:?} {cut:?}"
+            );
+            // Where the die is, within a tenth of its side (the meeple's base is found from
+            // its box through a simpler shape than the game's).
+            let miss = distance(centre(under), centre(die)) / f64::from(side(die));
+            assert!(miss < 0.1, "{rank:?}: {under:?} {die:?}");
+        }
+        let [x, y] = zone("roll-area");
+        let meeple = meeple_box(
+            &geometry.camera,
+            TablePoint::on_mat(x, y),
+            MeepleRank::Apprentice,
+            0.0,
+        );
+        let in_roll = geometry.die_under_meeple_box(meeple, MeepleRank::Apprentice);
+        assert_eq!(in_roll, None);
     }
 
     #[test]

@@ -503,7 +503,7 @@ fn a_calibrated_frame_is_read_over_the_zones_only() {
 }
 
 /// A meeple on its die that the finder takes for one item with it is looked for on the die
-/// when the camera is known (`DiceReader::read_meeples_on_dice`): in `scene-720p-2`, two of
+/// when the camera is known (`DiceReader::read_pairs_on_towers`): in `scene-720p-2`, two of
 /// the four meeples standing on dice on the towers are found only so, in a photo and in a
 /// camera's frame alike.
 #[test]
@@ -539,11 +539,56 @@ fn a_meeple_the_finder_takes_for_its_die_is_read_on_the_die_with_a_calibration()
     let frame = reader.read(&image, None).unwrap();
     assert_eq!(read_on_dice(&frame), 2);
     let frame = reader
-        .read_meeples_on_dice(&image, frame, &table, None)
+        .read_pairs_on_towers(&image, frame, &table, None)
         .unwrap();
     assert_eq!(read_on_dice(&frame), 4);
     // Numbered as every item is, each its own number.
     let mut ids = item_ids(&frame);
     ids.dedup();
     assert!(!ids.contains(&0) && ids.len() == frame.dice.len() + frame.meeples.len());
+}
+
+/// The die under a meeple that the finder takes for one item with it is looked for under
+/// the meeple when the camera is known (`DiceReader::read_pairs_on_towers`): in
+/// `scene-720p-0`, a camera's frame finds one of the four dice under the meeples on the
+/// towers (at least half of each seen) only so.
+#[test]
+fn a_die_the_finder_takes_for_its_meeple_is_read_under_it_with_a_calibration() {
+    let (image, labels, camera) = scene("scene-720p-0");
+    let table = vision::TableGeometry::new(camera, calibration::MatLayout::a2());
+    let stacks: Vec<&serde_json::Value> = (labels["meeples"].as_array().unwrap().iter())
+        .filter(|m| m["place"]["zone"] == "tower")
+        .map(|m| &m["place"])
+        .collect();
+    let under: Vec<([f32; 4], String)> = (labels["dice"].as_array().unwrap().iter())
+        .filter(|d| stacks.contains(&&d["place"]) && d["visible"].as_f64().unwrap() >= 0.5)
+        .map(|d| {
+            let b = d["box_px"].as_array().unwrap();
+            let b = [0, 1, 2, 3].map(|i| b[i].as_f64().unwrap() as f32);
+            (b, d["die"]["color"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    assert_eq!(under.len(), 4);
+    // Found in their colour.
+    let read_under = |reading: &Reading| {
+        (under.iter())
+            .filter(|(b, color)| {
+                let centre = [(b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0];
+                let side = (b[2] - b[0]).max(b[3] - b[1]);
+                (reading.dice.iter()).any(|d| {
+                    centred_on(d.box_px, centre, side)
+                        && format!("{:?}", d.color).to_lowercase() == *color
+                })
+            })
+            .count()
+    };
+    let mut reader = DiceReader::shipped().unwrap();
+    assert_eq!(read_under(&reader.read(&image, Some(&table)).unwrap()), 4);
+    reader.settings = vision::ReaderSettings::live();
+    let frame = reader.read(&image, None).unwrap();
+    assert_eq!(read_under(&frame), 3);
+    let frame = reader
+        .read_pairs_on_towers(&image, frame, &table, None)
+        .unwrap();
+    assert_eq!(read_under(&frame), 4);
 }
