@@ -609,10 +609,10 @@ const DIE_WITHOUT_MEEPLE_RULE: &str = "A die goes on an empty pillar of the top 
 const BONUS_SPACE_RULE: &str =
     "The bonus meeple goes on the spellbook space equal to the value of the die just placed.";
 
-/// The illegal move that, played on the game (after legal actions that leave no trace),
-/// gives the table seen; the one by the player whose turn it then is comes first.
-/// `pending` are explanations of the last settled table that its own reading could not
-/// choose between (a Change spell cast, the die not yet placed).
+/// The illegal move that, played on the game (after legal actions that leave no trace, or
+/// a spell cast the table shows), gives the table seen; the one by the player whose turn it
+/// then is comes first. `pending` are explanations of the last settled table that its own
+/// reading could not choose between (a Change spell cast, the die not yet placed).
 pub(crate) fn illegal_attempt(
     start: &GameState,
     pending: &[Solution],
@@ -636,6 +636,17 @@ pub(crate) fn illegal_attempt(
                 let mut longer = prefix.clone();
                 longer.push(action);
                 bases.push((longer, next));
+            }
+        }
+    }
+    // A spell cast between the two tables, before the illegal move: its meeple has left the
+    // spellbook, the dice it swapped or turned are seen so.
+    for (prefix, state) in bases.clone() {
+        for action in state.legal_actions() {
+            if matches!(action, Action::Cast { .. })
+                && let Ok(next) = state.clone().play(&action)
+            {
+                bases.push(([prefix.as_slice(), &[action]].concat(), next));
             }
         }
     }

@@ -2996,6 +2996,112 @@ mod tests {
     }
 
     #[test]
+    fn a_spell_cast_then_a_die_put_where_the_rules_refuse_it_is_flagged() {
+        use rules::SpellEffect;
+        // Games played to a spell that moves or turns dice, each table shown; then, in one
+        // table, the spell cast and a die of the roll put with an apprentice where its tile
+        // refuses it: the cast is legal, the placement is flagged (no desync).
+        // A die the spell left alone, so that the table shows the spell.
+        let refused = |before: &GameState, state: &GameState| {
+            let player = state.current_player()?;
+            let level = |tower: TowerId| state.tower(tower).level;
+            let (die, tower, pillar) = (state.roll().iter().copied())
+                .filter(|die| before.roll().contains(die))
+                .flat_map(|die| {
+                    TowerId::ALL.into_iter().flat_map(move |tower| {
+                        PillarIndex::ALL.map(move |pillar| (die, tower, pillar))
+                    })
+                })
+                .find(|&(die, tower, pillar)| {
+                    let action = Action::Place {
+                        player,
+                        die,
+                        rank: Rank::Apprentice,
+                        tower,
+                        pillar,
+                    };
+                    matches!(
+                        state.check(&action),
+                        Err(Violation::ColorNotAllowed { .. } | Violation::ValueNotAllowed { .. })
+                    )
+                })?;
+            let on_pillar = Place::Tower {
+                tower,
+                level: level(tower),
+                pillar,
+                buried: false,
+            };
+            let mut table = without(Observation::perfect(state, 0, 0.0), die, Place::RollArea);
+            table.dice.push(crate::observation::SeenDie {
+                die,
+                place: on_pillar,
+                confidence: 1.0,
+                uncertain: false,
+                value_probabilities: None,
+                color_probabilities: None,
+            });
+            table.meeples.push(crate::observation::SeenMeeple {
+                meeple: Meeple {
+                    player,
+                    rank: Rank::Apprentice,
+                },
+                place: on_pillar,
+                confidence: 1.0,
+                uncertain: false,
+            });
+            Some((table, die, tower, pillar))
+        };
+        let mut games = 0;
+        for seed in 0..300 {
+            let (setup, record) = random_game(seed);
+            let mut state = setup.start(&TileCatalogue::arkhanos()).unwrap();
+            let (mut referee, mut frame) = started_table(&setup, &state);
+            for (i, action) in record.actions.iter().enumerate() {
+                let moves_dice = matches!(
+                    action,
+                    Action::Cast {
+                        effect: SpellEffect::Flip { .. }
+                            | SpellEffect::Exchange { .. }
+                            | SpellEffect::Permutation { .. },
+                        ..
+                    }
+                );
+                let cast = state.clone().play(action).unwrap();
+                if moves_dice && let Some((table, die, tower, pillar)) = refused(&state, &cast) {
+                    show(&mut referee, &table, &mut frame);
+                    assert!(referee.desyncs().is_empty(), "seed {seed}");
+                    let flag = referee.active_flag();
+                    assert!(
+                        flag.is_some_and(|f| (f.die, f.tower, f.pillar)
+                            == (Some(die), Some(tower), Some(pillar))),
+                        "seed {seed}: {flag:?}"
+                    );
+                    // The record up to the cast, but for the idle actions that no table has
+                    // shown yet (the flag stands before them). (A meeple sent home at once may
+                    // be recorded with the other rank: the table never shows which.)
+                    let idle =
+                        |a: &Action| matches!(a, Action::SkipBonus { .. } | Action::EndTurn { .. });
+                    let recorded = &referee.record().actions;
+                    let moves = |actions: &[Action]| actions.iter().filter(|a| !idle(a)).count();
+                    assert_eq!(moves(recorded), moves(&record.actions[..i]), "seed {seed}");
+                    games += 1;
+                    break;
+                }
+                state = cast;
+                show(
+                    &mut referee,
+                    &Observation::perfect(&state, 0, 0.0),
+                    &mut frame,
+                );
+            }
+            if games == 3 {
+                break;
+            }
+        }
+        assert_eq!(games, 3);
+    }
+
+    #[test]
     fn a_desync_offers_the_closest_legal_moves_and_accepting_them_resyncs() {
         let (setup, start, roll, rolled, place, placed) = opening(5);
         let (_, pillar) = placement(&place);
