@@ -629,68 +629,49 @@ mod tests {
     }
 
     #[test]
-    fn a_meeple_is_looked_for_on_a_die_on_a_tower_and_nowhere_else() {
+    fn each_half_of_a_pair_is_looked_for_on_a_tower_and_nowhere_else() {
         let mut geometry = geometry();
         geometry.tower_levels.insert("tower-b".into(), 2);
         let zone = |name: &str| geometry.layout.zone(name).unwrap().center_mm;
         let [x, y] = pillar_point(zone("tower-b"), 1, 0.0);
         let base = TablePoint::on_mat(x, y).at_height(floor_top_mm(2));
+        let on_die = base.at_height(base.height_mm + DIE_SIZE_MM);
         let die = die_at(&geometry, base).box_px;
-        let on_die = geometry.meeple_on_die_box(die).unwrap();
-        let apprentice = meeple_box(
-            &geometry.camera,
-            base.at_height(base.height_mm + DIE_SIZE_MM),
-            MeepleRank::Apprentice,
-            0.0,
-        );
-        // The box of the base's and head's discs, against the box of the game's shape.
+        let side = |b: BoxPx| (b[2] - b[0]).max(b[3] - b[1]);
+        // The meeple on the die: the box of the base's and head's discs, against the box of
+        // the game's shape, its head higher in the frame than the die's top.
+        let looked = geometry.meeple_on_die_box(die).unwrap();
+        let apprentice = meeple_box(&geometry.camera, on_die, MeepleRank::Apprentice, 0.0);
         assert!(
-            overlap(on_die.map(f64::from), apprentice.map(f64::from)) > 0.6,
-            "{on_die:?} {apprentice:?}"
+            overlap(looked.map(f64::from), apprentice.map(f64::from)) > 0.6,
+            "{looked:?} {apprentice:?}"
         );
-        // Above the die: its head higher in the frame than the die's top.
         assert!(
-            on_die[1] < die[1] && on_die[3] < die[3],
-            "{on_die:?} {die:?}"
+            looked[1] < die[1] && looked[3] < die[3],
+            "{looked:?} {die:?}"
         );
-        let [x, y] = zone("roll-area");
-        let in_roll = die_at(&geometry, TablePoint::on_mat(x, y)).box_px;
-        assert_eq!(geometry.meeple_on_die_box(in_roll), None);
-    }
-
-    #[test]
-    fn a_die_is_looked_for_under_a_meeple_on_a_tower_and_nowhere_else() {
-        let mut geometry = geometry();
-        geometry.tower_levels.insert("tower-b".into(), 2);
-        let zone = |name: &str| geometry.layout.zone(name).unwrap().center_mm;
-        let [x, y] = pillar_point(zone("tower-b"), 1, 0.0);
-        let base = TablePoint::on_mat(x, y).at_height(floor_top_mm(2));
-        let die = die_at(&geometry, base).box_px;
+        // The die under the meeple: cut as `die_crop_box` cuts it, where it is within a
+        // tenth of its side (the meeple's base is found from its box through a simpler
+        // shape than the game's).
+        let cut = geometry.die_crop_box(die).unwrap();
         for rank in [MeepleRank::Apprentice, MeepleRank::Master] {
-            let on_die = base.at_height(base.height_mm + DIE_SIZE_MM);
             let meeple = meeple_box(&geometry.camera, on_die, rank, 0.0);
             let under = geometry.die_under_meeple_box(meeple, rank).unwrap();
-            // The die's box, cut as `die_crop_box` cuts it.
-            let cut = geometry.die_crop_box(die).unwrap();
-            let side = |b: BoxPx| (b[2] - b[0]).max(b[3] - b[1]);
             assert!(
                 (side(under) / side(cut) - 1.0).abs() < 0.02,
                 "{under:?} {cut:?}"
             );
-            // Where the die is, within a tenth of its side (the meeple's base is found from
-            // its box through a simpler shape than the game's).
             let miss = distance(centre(under), centre(die)) / f64::from(side(die));
             assert!(miss < 0.1, "{rank:?}: {under:?} {die:?}");
         }
+        // Off the towers, neither.
         let [x, y] = zone("roll-area");
-        let meeple = meeple_box(
-            &geometry.camera,
-            TablePoint::on_mat(x, y),
-            MeepleRank::Apprentice,
-            0.0,
-        );
-        let in_roll = geometry.die_under_meeple_box(meeple, MeepleRank::Apprentice);
-        assert_eq!(in_roll, None);
+        let in_roll = TablePoint::on_mat(x, y);
+        let die = die_at(&geometry, in_roll).box_px;
+        assert_eq!(geometry.meeple_on_die_box(die), None);
+        let meeple = meeple_box(&geometry.camera, in_roll, MeepleRank::Apprentice, 0.0);
+        let under = geometry.die_under_meeple_box(meeple, MeepleRank::Apprentice);
+        assert_eq!(under, None);
     }
 
     #[test]

@@ -502,6 +502,28 @@ fn a_calibrated_frame_is_read_over_the_zones_only() {
     assert!(reader.read_within(&image, &empty).unwrap().dice.is_empty());
 }
 
+/// A box and a class (a meeple's player, a die's colour).
+type Classed = ([f32; 4], String);
+
+/// A rendered scene's labelled `item` (of `kind`, "die" or "meeple"): its box and the class
+/// named `class`.
+fn classed(item: &serde_json::Value, kind: &str, class: &str) -> Classed {
+    let b = item["box_px"].as_array().unwrap();
+    let b = [0, 1, 2, 3].map(|i| b[i].as_f64().unwrap() as f32);
+    (b, item[kind][class].as_str().unwrap().to_owned())
+}
+
+/// How many of the `labelled` items a reading of `read` is centred on, in their class.
+fn read_in_class(labelled: &[Classed], read: &[Classed]) -> usize {
+    (labelled.iter())
+        .filter(|(b, class)| {
+            let centre = [(b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0];
+            let side = (b[2] - b[0]).max(b[3] - b[1]);
+            (read.iter()).any(|(r, c)| centred_on(*r, centre, side) && c == class)
+        })
+        .count()
+}
+
 /// A meeple on its die that the finder takes for one item with it is looked for on the die
 /// when the camera is known (`DiceReader::read_pairs_on_towers`): in `scene-720p-2`, two of
 /// the four meeples standing on dice on the towers are found only so, in a photo and in a
@@ -510,26 +532,16 @@ fn a_calibrated_frame_is_read_over_the_zones_only() {
 fn a_meeple_the_finder_takes_for_its_die_is_read_on_the_die_with_a_calibration() {
     let (image, labels, camera) = scene("scene-720p-2");
     let table = vision::TableGeometry::new(camera, calibration::MatLayout::a2());
-    let on_dice: Vec<([f32; 4], String)> = (labels["meeples"].as_array().unwrap().iter())
+    let on_dice: Vec<Classed> = (labels["meeples"].as_array().unwrap().iter())
         .filter(|m| m["place"]["zone"] == "tower")
-        .map(|m| {
-            let b = m["box_px"].as_array().unwrap();
-            let b = [0, 1, 2, 3].map(|i| b[i].as_f64().unwrap() as f32);
-            (b, m["meeple"]["player"].as_str().unwrap().to_owned())
-        })
+        .map(|m| classed(m, "meeple", "player"))
         .collect();
     assert_eq!(on_dice.len(), 4);
     let read_on_dice = |reading: &Reading| {
-        (on_dice.iter())
-            .filter(|(b, player)| {
-                let centre = [(b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0];
-                let side = (b[2] - b[0]).max(b[3] - b[1]);
-                (reading.meeples.iter()).any(|m| {
-                    centred_on(m.box_px, centre, side)
-                        && format!("{:?}", m.player).to_lowercase() == *player
-                })
-            })
-            .count()
+        let read: Vec<Classed> = (reading.meeples.iter())
+            .map(|m| (m.box_px, format!("{:?}", m.player).to_lowercase()))
+            .collect();
+        read_in_class(&on_dice, &read)
     };
     let mut reader = DiceReader::shipped().unwrap();
     assert_eq!(read_on_dice(&reader.read(&image, None).unwrap()), 2);
@@ -560,27 +572,17 @@ fn a_die_the_finder_takes_for_its_meeple_is_read_under_it_with_a_calibration() {
         .filter(|m| m["place"]["zone"] == "tower")
         .map(|m| &m["place"])
         .collect();
-    let under: Vec<([f32; 4], String)> = (labels["dice"].as_array().unwrap().iter())
+    let under: Vec<Classed> = (labels["dice"].as_array().unwrap().iter())
         .filter(|d| stacks.contains(&&d["place"]) && d["visible"].as_f64().unwrap() >= 0.5)
-        .map(|d| {
-            let b = d["box_px"].as_array().unwrap();
-            let b = [0, 1, 2, 3].map(|i| b[i].as_f64().unwrap() as f32);
-            (b, d["die"]["color"].as_str().unwrap().to_owned())
-        })
+        .map(|d| classed(d, "die", "color"))
         .collect();
     assert_eq!(under.len(), 4);
     // Found in their colour.
     let read_under = |reading: &Reading| {
-        (under.iter())
-            .filter(|(b, color)| {
-                let centre = [(b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0];
-                let side = (b[2] - b[0]).max(b[3] - b[1]);
-                (reading.dice.iter()).any(|d| {
-                    centred_on(d.box_px, centre, side)
-                        && format!("{:?}", d.color).to_lowercase() == *color
-                })
-            })
-            .count()
+        let read: Vec<Classed> = (reading.dice.iter())
+            .map(|d| (d.box_px, format!("{:?}", d.color).to_lowercase()))
+            .collect();
+        read_in_class(&under, &read)
     };
     let mut reader = DiceReader::shipped().unwrap();
     assert_eq!(read_under(&reader.read(&image, Some(&table)).unwrap()), 4);
