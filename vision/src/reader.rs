@@ -496,11 +496,12 @@ impl DiceReader {
     ///   moved to the top of the die's box (a box the finder put around both is topped by
     ///   the meeple's head). On the rendered validation scenes, 12 more of 486 meeples are
     ///   read right, for 3 more false items.
-    /// - Then the die under each meeple with no die of `reading` under it, where a die
-    ///   would stand under its foot (`TableGeometry::die_under_meeple_box`). The validation
-    ///   scenes' dice under a meeple, at least half seen, read as a camera reads them: 182
-    ///   -> 196 of 203 found, for 4 more false items, under lone meeples (unsure, as every
-    ///   die whose top a meeple hides).
+    /// - Then the die under each meeple with no die of `reading` under it (none at the box
+    ///   looked at, nor on its pillar within a side of it), where a die would stand under
+    ///   its foot (`TableGeometry::die_under_meeple_box`). The validation scenes' dice under
+    ///   a meeple, at least half seen, read as a camera reads them: 182 -> 195 of 203
+    ///   found, for 3 more false items, under lone meeples (unsure, as every die whose top
+    ///   a meeple hides).
     ///
     /// Each is kept where the reader gives it at least `pair_threshold`, as the second item
     /// of a pair is kept by `kinds_read` (`models/HISTORY.md`).
@@ -542,10 +543,20 @@ impl DiceReader {
                 self.interpret(&place, &row, (KIND_MEEPLE, meeple), &mut reading);
             }
         }
-        let diced = |box_px: BoxPx| (reading.dice.iter()).any(|d| same_item(d.box_px, box_px));
-        let under: Vec<BoxPx> = (reading.meeples.iter())
-            .filter_map(|m| table.die_under_meeple_box(m.box_px, m.rank))
-            .filter(|&b| !diced(b))
+        // A die read at the box looked at is the meeple's die, and so is one read on the
+        // meeple's pillar within a side of it (the finder's box of a die half under its
+        // meeple can lie off its centre).
+        let mut located = reading.clone();
+        table.locate(&mut located);
+        let diced = |box_px: BoxPx, place: &Option<MatPlace>| {
+            (located.dice.iter()).any(|d| {
+                same_item(d.box_px, box_px) || (d.place == *place && near(d.box_px, box_px, 1.0))
+            })
+        };
+        let under: Vec<BoxPx> = (located.meeples.iter())
+            .filter_map(|m| Some((table.die_under_meeple_box(m.box_px, m.rank)?, &m.place)))
+            .filter(|(b, place)| !diced(*b, place))
+            .map(|(b, _)| b)
             .collect();
         for box_px in under {
             let row = self.read_crop(image, box_px)?;
@@ -1135,13 +1146,18 @@ fn kinds_read(
 
 /// Whether two boxes are one item: centres within half the longest side of the two.
 fn same_item(a: BoxPx, b: BoxPx) -> bool {
+    near(a, b, 0.5)
+}
+
+/// Whether the centres of two boxes lie closer than `share` of the longer side of either.
+fn near(a: BoxPx, b: BoxPx, share: f32) -> bool {
     let side = (a[2] - a[0])
         .max(a[3] - a[1])
         .max(b[2] - b[0])
         .max(b[3] - b[1]);
     let dx = (a[0] + a[2] - b[0] - b[2]) / 2.0;
     let dy = (a[1] + a[3] - b[1] - b[3]) / 2.0;
-    dx.hypot(dy) < side / 2.0
+    dx.hypot(dy) < side * share
 }
 
 /// The items, most confident first, less any centred within half a box side of a more
