@@ -802,7 +802,7 @@ impl Referee {
         events: &mut Vec<RefereeEvent>,
     ) {
         // Ties are broken by what the readings say beyond what the explanations had to
-        // match: the meeples seen in the reserves (sure readings there count twice), the
+        // match: the meeples seen in the reserves (`Seen::reserve_difference`), the
         // reader's guesses of the meeples it was unsure of (an unsure meeple matches either
         // rank) and the pieces each needs hidden on pillars that show nothing (twice: a
         // floor seen emptied is more likely completed than hidden, while the far reserves
@@ -813,7 +813,7 @@ impl Referee {
             let expected = Expected::of(&s.state);
             let mismatch = compare(&expected, &guesses, false);
             (
-                2 * (seen.reserve_difference(&s.state) + mismatch.hidden) + mismatch.count,
+                seen.reserve_difference(&s.state) + 2 * mismatch.hidden + mismatch.count,
                 seen.doubted_guesses(&expected),
             )
         };
@@ -2993,6 +2993,56 @@ mod tests {
             }
         }
         assert_eq!(games, 5);
+    }
+
+    #[test]
+    fn a_meeple_missing_from_a_reserve_weighs_less_than_a_piece_hidden_on_a_pillar() {
+        // Openings whose first placement is a master. The table shows the master but not
+        // its die (hidden under it), and one apprentice fewer in its player's reserve
+        // (readers find two meeples side by side as one). Where another tower has a pillar
+        // whose bonus is an extra meeple, that table is also the die placed there with an
+        // apprentice, not seen, and the master put alone as the bonus: the reserve fits it,
+        // but it needs two pieces hidden where the true placement needs one.
+        let mut games = 0;
+        for seed in 0..400 {
+            let (setup, start, roll, rolled, place, placed) = opening(seed);
+            let Action::Place {
+                player,
+                die,
+                rank: Rank::Master,
+                tower,
+                pillar,
+            } = place
+            else {
+                continue;
+            };
+            let level = placed.tower(tower).level;
+            let on_pillar = Place::Tower {
+                tower,
+                level,
+                pillar,
+                buried: false,
+            };
+            let mut table = without(Observation::perfect(&placed, 0, 0.0), die, on_pillar);
+            let apprentice = (table.meeples.iter()).position(|m| {
+                m.place == Place::Reserve { player } && m.meeple.rank == Rank::Apprentice
+            });
+            table.meeples.remove(apprentice.unwrap());
+            let (mut referee, mut frame) = rolled_table(&setup, &start, &rolled);
+            show(&mut referee, &table, &mut frame);
+            assert!(referee.desyncs().is_empty(), "seed {seed}");
+            assert!(
+                referee.undecided().is_empty(),
+                "seed {seed}: {:?}",
+                referee.undecided()
+            );
+            assert_eq!(referee.record().actions, [roll, place], "seed {seed}");
+            games += 1;
+            if games == 10 {
+                break;
+            }
+        }
+        assert_eq!(games, 10);
     }
 
     #[test]
