@@ -75,7 +75,17 @@ fn reader(c: &mut Criterion) {
     )
     .unwrap();
     let camera: calibration::Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
-    let table = TableGeometry::new(camera, calibration::MatLayout::a2());
+    let mut table = TableGeometry::new(camera, calibration::MatLayout::a2());
+    // Each tower's top floor, as the camera's path knows it from the game.
+    for item in ["dice", "meeples"].iter().flat_map(|k| labels[k].as_array().unwrap()) {
+        let place = &item["place"];
+        if place["zone"] == "tower" {
+            let zone = format!("tower-{}", place["tower"].as_str().unwrap());
+            let level = place["level"].as_u64().unwrap() as u8;
+            let top = table.tower_levels.entry(zone).or_insert(level);
+            *top = (*top).max(level);
+        }
+    }
     let zones = table.zones_region(frame.width(), frame.height());
     group.bench_function(
         "camera frame read once with a calibration, over the zones",
