@@ -77,7 +77,10 @@ fn reader(c: &mut Criterion) {
     let camera: calibration::Camera = serde_json::from_value(labels["camera"].clone()).unwrap();
     let mut table = TableGeometry::new(camera, calibration::MatLayout::a2());
     // Each tower's top floor, as the camera's path knows it from the game.
-    for item in ["dice", "meeples"].iter().flat_map(|k| labels[k].as_array().unwrap()) {
+    for item in ["dice", "meeples"]
+        .iter()
+        .flat_map(|k| labels[k].as_array().unwrap())
+    {
         let place = &item["place"];
         if place["zone"] == "tower" {
             let zone = format!("tower-{}", place["tower"].as_str().unwrap());
