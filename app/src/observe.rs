@@ -11,7 +11,10 @@ use referee::{Observation, Place, SeenDie, SeenMeeple, Zone};
 use rules::{
     Die, DieColor, DieValue, GameState, Meeple, PillarIndex, PlayerColor, Rank, SpellId, TowerId,
 };
-use vision::{BoxPx, Changes, DiceReader, Motion, Reading, TableGeometry, VisionError};
+use vision::{
+    BoxPx, Changes, DiceReader, DieReading, MeepleReading, Motion, Reading, TableGeometry,
+    VisionError,
+};
 
 /// The mat zone of each tower.
 fn tower_of_zone(zone: &str) -> Option<TowerId> {
@@ -163,6 +166,79 @@ const FRESH_READS: u32 = 4;
 /// many still frames after each move: each a fresh ballot for the vote.
 const UNMANNED_READS: u32 = 20;
 
+/// The fresh reads of an item since it last moved that are kept for its consensus
+/// ([`ReadsSinceMoved`]).
+const READS_KEPT: usize = 16;
+
+/// Each item's fresh reads since it last moved, by its number (`vision::ItemId`). An item
+/// that nothing moved over is not read again: the reading keeps it, and the referee's vote
+/// counts it in every frame where something else moved. Shown as its last read alone, one
+/// misreading in the frames after a move (a master read as an apprentice once in nine)
+/// would then outvote the others as soon as a hand elsewhere clears the vote's window, so
+/// a kept item shows the latest read of what most of its reads read.
+#[derive(Default)]
+struct ReadsSinceMoved {
+    dice: HashMap<vision::ItemId, Vec<DieReading>>,
+    meeples: HashMap<vision::ItemId, Vec<MeepleReading>>,
+}
+
+impl ReadsSinceMoved {
+    /// Adds the items of `reading` read afresh in the blocks `read` (their reads started
+    /// anew where `moved` touches them), and shows each kept item as its consensus.
+    fn update(&mut self, reading: &mut Reading, read: Option<&Changes>, moved: Option<&Changes>) {
+        let fresh = |box_px: BoxPx| read.is_some_and(|r| r.touches(box_px));
+        let restart = |box_px: BoxPx| moved.is_some_and(|m| m.touches(box_px));
+        for die in &mut reading.dice {
+            let reads = self.dice.entry(die.id).or_default();
+            if fresh(die.box_px) {
+                remember(reads, die.clone(), restart(die.box_px));
+            } else if let Some(shown) = consensus(reads, |d| (d.color, d.value)) {
+                *die = DieReading {
+                    id: die.id,
+                    box_px: die.box_px,
+                    place: die.place.clone(),
+                    ..shown.clone()
+                };
+            }
+        }
+        for meeple in &mut reading.meeples {
+            let reads = self.meeples.entry(meeple.id).or_default();
+            if fresh(meeple.box_px) {
+                remember(reads, meeple.clone(), restart(meeple.box_px));
+            } else if let Some(shown) = consensus(reads, |m| (m.player, m.rank)) {
+                *meeple = MeepleReading {
+                    id: meeple.id,
+                    box_px: meeple.box_px,
+                    place: meeple.place.clone(),
+                    ..shown.clone()
+                };
+            }
+        }
+        self.dice
+            .retain(|id, _| reading.dice.iter().any(|d| d.id == *id));
+        self.meeples
+            .retain(|id, _| reading.meeples.iter().any(|m| m.id == *id));
+    }
+}
+
+/// Adds `read` to an item's `reads`, which start again with it when the item moved.
+fn remember<T>(reads: &mut Vec<T>, read: T, moved: bool) {
+    if moved {
+        reads.clear();
+    }
+    if reads.len() == READS_KEPT {
+        reads.remove(0);
+    }
+    reads.push(read);
+}
+
+/// The latest of `reads` that shows (`shows`) what most of them show; of two shown as
+/// often, the one shown last.
+fn consensus<T, K: PartialEq>(reads: &[T], shows: impl Fn(&T) -> K) -> Option<&T> {
+    let count = |read: &T| reads.iter().filter(|r| shows(r) == shows(read)).count();
+    reads.iter().max_by_key(|read| count(read))
+}
+
 /// A table that moved lately, read again while it is still.
 struct Settling {
     /// Every block that moved since the table was last still for the fresh reads.
@@ -199,6 +275,7 @@ pub struct TableReader {
     hand_before: bool,
     /// When the hand now resting over the table stopped (seconds of the frames' clock).
     rest_since: Option<f64>,
+    reads: ReadsSinceMoved,
 }
 
 impl TableReader {
@@ -232,6 +309,7 @@ impl TableReader {
             since_search: TRACK_EVERY,
             hand_before: false,
             rest_since: None,
+            reads: ReadsSinceMoved::default(),
         }
     }
 
@@ -333,20 +411,22 @@ impl TableReader {
         let hand = moving_hand || resting.is_some();
         self.hand_before = hand;
         let under_hand = hand && !camera_in_doubt && self.last.is_some();
-        let mut repeated = false;
         // Pieces of the game stand in its zones: a frame is read there only (worked out
-        // only for a frame that is read: most frames of a still table are not).
+        // only for a frame that is read: most frames of a still table are not). `read`:
+        // the blocks read afresh, `None` for a reading repeated; `after_move`: whether
+        // they moved since the frame last read (not a still frame read again).
         let geometry = &self.geometry;
         let zones = || geometry.zones_region(image.width(), image.height());
-        let mut reading = match (&self.last, &mut self.settling) {
-            (Some(last), _) if under_hand => {
-                repeated = true;
-                last.clone()
+        let after_move = self.last.is_none() || (moved.any() && !under_hand);
+        let (mut reading, read) = match (&self.last, &mut self.settling) {
+            (Some(last), _) if under_hand => (last.clone(), None),
+            (None, _) => {
+                let region = zones();
+                (self.reader.read_within(image, &region)?, Some(region))
             }
-            (None, _) => self.reader.read_within(image, &zones())?,
             (Some(last), _) if moved.any() => {
-                self.reader
-                    .read_moved(image, last, &moved.within(&zones()))?
+                let region = moved.within(&zones());
+                (self.reader.read_moved(image, last, &region)?, Some(region))
             }
             (Some(_), Some(settling)) => {
                 let blocks = settling.blocks.within(&zones());
@@ -355,20 +435,19 @@ impl TableReader {
                 if settling.left == 0 {
                     self.settling = None;
                 }
-                reading
+                (reading, Some(blocks))
             }
-            (Some(last), None) => {
-                repeated = true;
-                last.clone()
-            }
+            (Some(last), None) => (last.clone(), None),
         };
-        // A meeple and its die that the finder took for one item.
-        if !repeated {
+        let repeated = read.is_none();
+        // A meeple and its die that the finder took for one item, where the frame was read.
+        if let Some(region) = &read {
             reading = (self.reader).read_pairs_on_towers(
                 image,
                 reading,
                 &self.geometry,
                 self.last.as_ref(),
+                region,
             )?;
         }
         if moved.any() && !under_hand {
@@ -399,6 +478,8 @@ impl TableReader {
         if !repeated {
             self.last = Some(reading.clone());
         }
+        let restart = read.as_ref().filter(|_| after_move);
+        self.reads.update(&mut reading, read.as_ref(), restart);
         self.geometry.locate(&mut reading);
         if self.settling.is_none() && !hand && !camera_in_doubt && self.unmanned_reads > 0 {
             let unmanned = unmanned_dice(&reading, &self.geometry);
@@ -538,6 +619,57 @@ mod tests {
     use rules::{GameSetup, TileCatalogue};
 
     use super::*;
+
+    /// A kept meeple shows what most of its reads since it last moved read, not its last
+    /// read alone; a move starts its reads again.
+    #[test]
+    fn a_kept_item_shows_what_most_of_its_reads_read() {
+        let meeple = |rank, confidence| MeepleReading {
+            id: 7,
+            player: vision::MeepleColor::Yellow,
+            rank,
+            box_px: [100.0, 100.0, 120.0, 130.0],
+            confidence,
+            uncertain: false,
+            place: None,
+        };
+        let (master, apprentice) = (vision::MeepleRank::Master, vision::MeepleRank::Apprentice);
+        let reading = |m: MeepleReading| Reading {
+            width: 1280,
+            height: 720,
+            meeples: vec![m],
+            ..Reading::default()
+        };
+        let everything = Changes::everything();
+        let nowhere = Changes::covering(1280, 720, &[]);
+        let mut reads = ReadsSinceMoved::default();
+        let mut shown = |m: MeepleReading, read: &Changes, moved: Option<&Changes>| {
+            let mut reading = reading(m);
+            reads.update(&mut reading, Some(read), moved);
+            (reading.meeples[0].rank, reading.meeples[0].confidence)
+        };
+        // Read as it was put down, then again in still frames.
+        shown(meeple(master, 0.9), &everything, Some(&everything));
+        shown(meeple(apprentice, 0.6), &everything, None);
+        shown(meeple(master, 0.8), &everything, None);
+        shown(meeple(master, 0.75), &everything, None);
+        // Read as it is: a fresh read shows itself.
+        assert_eq!(
+            shown(meeple(apprentice, 0.85), &everything, None),
+            (apprentice, 0.85)
+        );
+        // Kept unread while something else moves: the latest master read.
+        assert_eq!(
+            shown(meeple(apprentice, 0.85), &nowhere, Some(&nowhere)),
+            (master, 0.75)
+        );
+        // Moved (turned over, say): its reads start again.
+        shown(meeple(apprentice, 0.7), &everything, Some(&everything));
+        assert_eq!(
+            shown(meeple(apprentice, 0.7), &nowhere, None),
+            (apprentice, 0.7)
+        );
+    }
 
     /// The mat seen from the front, the camera calibrated from its markers, and a game
     /// just started.

@@ -12,7 +12,7 @@ use image::RgbImage;
 use resvg::{tiny_skia, usvg};
 use serde::Serialize;
 use serde_json::json;
-use vision::{DiceReader, DieColor, Found, ReaderSettings, Reading, TableGeometry};
+use vision::{Changes, DiceReader, DieColor, Found, ReaderSettings, Reading, TableGeometry};
 
 use crate::calibration_cli::{self, svg_options};
 use crate::cli::Outcome;
@@ -646,7 +646,13 @@ pub fn eval(out: &mut impl Write, dir: &Path, options: &EvalOptions) -> Result<O
             let reading = reader.read(&image, geometry.as_ref().filter(|_| !live))?;
             match &geometry {
                 Some(geometry) if live => {
-                    reader.read_pairs_on_towers(&image, reading, geometry, None)?
+                    (reader.read_pairs_on_towers(
+                        &image,
+                        reading,
+                        geometry,
+                        None,
+                        &Changes::everything(),
+                    ))?
                 }
                 _ => reading,
             }

@@ -95,7 +95,7 @@ fn reader(c: &mut Criterion) {
         |b| {
             b.iter(|| {
                 let reading = reader.read_within(&frame, &zones).unwrap();
-                (reader.read_pairs_on_towers(&frame, reading, &table, None)).unwrap()
+                (reader.read_pairs_on_towers(&frame, reading, &table, None, &zones)).unwrap()
             });
         },
     );

@@ -481,7 +481,9 @@ impl DiceReader {
         let reading = self.read_places(image, &found, table)?;
         let reading = self.without_specks(reading);
         match table {
-            Some(table) => self.read_pairs_on_towers(image, reading, table, None),
+            Some(table) => {
+                self.read_pairs_on_towers(image, reading, table, None, &Changes::everything())
+            }
             None => Ok(self.numbered(reading, None)),
         }
     }
@@ -505,13 +507,19 @@ impl DiceReader {
     ///
     /// Each is kept where the reader gives it at least `pair_threshold`, as the second item
     /// of a pair is kept by `kinds_read` (`models/HISTORY.md`).
+    ///
+    /// Only the looks whose crops touch the blocks of `region` are read: a camera's frame
+    /// passes the blocks it read, the items elsewhere being kept from `previous` with what
+    /// their looks found in the unchanged pixels then.
     pub fn read_pairs_on_towers(
         &mut self,
         image: &RgbImage,
         mut reading: Reading,
         table: &TableGeometry,
         previous: Option<&Reading>,
+        region: &Changes,
     ) -> Result<Reading, VisionError> {
+        let seen = |box_px: BoxPx| region.touches(crop_extent(box_px, READER_CONTEXT));
         let manned = |box_px: BoxPx| (reading.meeples.iter()).any(|m| same_item(m.box_px, box_px));
         let looks: Vec<[BoxPx; 2]> = (reading.dice.iter())
             .filter_map(|die| {
@@ -520,6 +528,7 @@ impl DiceReader {
                 let at_top = [on_die[0], on_die[1] + shift, on_die[2], on_die[3] + shift];
                 Some([on_die, at_top])
             })
+            .filter(|looks| looks.iter().any(|&b| seen(b)))
             .filter(|looks| !looks.iter().any(|&b| manned(b)))
             .collect();
         for looks in looks {
@@ -555,7 +564,7 @@ impl DiceReader {
         };
         let under: Vec<BoxPx> = (located.meeples.iter())
             .filter_map(|m| Some((table.die_under_meeple_box(m.box_px, m.rank)?, &m.place)))
-            .filter(|(b, place)| !diced(*b, place))
+            .filter(|(b, place)| seen(*b) && !diced(*b, place))
             .map(|(b, _)| b)
             .collect();
         for box_px in under {
@@ -1383,6 +1392,15 @@ fn die_side_quantile(found: &[Found], q: f32) -> Option<f32> {
     sides
         .get(((sides.len() as f32 * q) as usize).min(sides.len().saturating_sub(1)))
         .copied()
+}
+
+/// The pixels `crop_square` cuts for `box_px`: the square of `context` times its longer side
+/// around its centre.
+fn crop_extent(box_px: BoxPx, context: f32) -> BoxPx {
+    let [x0, y0, x1, y1] = box_px;
+    let half = ((x1 - x0).max(y1 - y0).max(1.0)) * context / 2.0;
+    let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+    [cx - half, cy - half, cx + half, cy + half]
 }
 
 /// The square of `context` times the box's longer side around its centre, black outside

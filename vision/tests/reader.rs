@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use vision::{DiceReader, Motion, Reading, read_rgb};
+use vision::{Changes, DiceReader, Motion, Reading, read_rgb};
 
 mod common;
 
@@ -551,7 +551,7 @@ fn a_meeple_the_finder_takes_for_its_die_is_read_on_the_die_with_a_calibration()
     let frame = reader.read(&image, None).unwrap();
     assert_eq!(read_on_dice(&frame), 2);
     let frame = reader
-        .read_pairs_on_towers(&image, frame, &table, None)
+        .read_pairs_on_towers(&image, frame, &table, None, &Changes::everything())
         .unwrap();
     assert_eq!(read_on_dice(&frame), 4);
     // Numbered as every item is, each its own number.
@@ -589,8 +589,14 @@ fn a_die_the_finder_takes_for_its_meeple_is_read_under_it_with_a_calibration() {
     reader.settings = vision::ReaderSettings::live();
     let frame = reader.read(&image, None).unwrap();
     assert_eq!(read_under(&frame), 3);
+    // Looked for only where the frame was read: nothing read, nothing looked for.
+    let (width, height) = image.dimensions();
+    let nowhere = Changes::covering(width, height, &[]);
+    let unread =
+        (reader.read_pairs_on_towers(&image, frame.clone(), &table, None, &nowhere)).unwrap();
+    assert_eq!(read_under(&unread), 3);
     let frame = reader
-        .read_pairs_on_towers(&image, frame, &table, None)
+        .read_pairs_on_towers(&image, frame, &table, None, &Changes::everything())
         .unwrap();
     assert_eq!(read_under(&frame), 4);
 }
