@@ -147,6 +147,11 @@ enum Command {
         /// zone it was put in when the picture's camera is known (rendered scenes).
         #[arg(long)]
         false_items: Option<PathBuf>,
+        /// Also write every counted item missed or misread to this file, a JSON object a
+        /// line: picture, kind, truth, the reading it was matched with (none when missed),
+        /// its labelled box, and its zone (rendered scenes).
+        #[arg(long)]
+        misses: Option<PathBuf>,
     },
     /// Referees a recorded game headless: confirmed actions, illegal moves, desyncs.
     Referee {
@@ -408,6 +413,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
             truth_boxes,
             live,
             false_items,
+            misses,
         } => reader_cli::eval(
             out,
             &dir,
@@ -417,6 +423,7 @@ fn run(command: Command) -> anyhow::Result<cli::Outcome> {
                 truth_boxes,
                 live,
                 false_items: false_items.as_deref(),
+                misses: misses.as_deref(),
             },
         ),
         Command::Referee {

@@ -279,6 +279,13 @@ struct Truth {
     place: Option<MatPlace>,
 }
 
+impl Truth {
+    /// A die of another game (rendered scenes), labelled "other".
+    fn of_other_game(&self) -> bool {
+        self.die && self.class.as_deref() == Some("other")
+    }
+}
+
 /// One labelled picture: its file, its items, and the camera that took it when known.
 struct Labelled {
     path: PathBuf,
@@ -485,6 +492,9 @@ struct Tally {
     /// Dice a meeple stands on, counted or not (`Truth::under_meeple`): found, and their
     /// colour right.
     under_meeple: Subset,
+    /// The dice of other games (rendered scenes' "other" dice), which the game's dice
+    /// are counted without too.
+    other_games: Subset,
     /// Found items whose true place is known (rendered scenes), and those put there.
     placed: usize,
     placed_right: usize,
@@ -557,6 +567,27 @@ struct Figures {
     /// The false items of the picture scored last (`eval --false-items`).
     #[serde(skip)]
     false_found: Vec<FalseItem>,
+    /// The counted items the picture scored last missed or misread (`eval --misses`).
+    #[serde(skip)]
+    missed: Vec<Miss>,
+}
+
+/// A counted item missed or misread, as `eval --misses` writes it: one JSON object a line,
+/// for looking at what the reader gets wrong.
+#[derive(Serialize)]
+struct Miss {
+    picture: String,
+    kind: &'static str,
+    /// As the confusion matrix names it: colour and value of a die ("blue 3"), rank and
+    /// player of a meeple ("master 2"), a photo's die's value.
+    truth: String,
+    /// The reading it was matched with, named likewise; `None` when it was missed.
+    read: Option<String>,
+    /// The labelled box: x_min, y_min, x_max, y_max in pixels of the picture.
+    #[serde(rename = "box")]
+    box_px: [f32; 4],
+    /// The zone it stands in (rendered scenes).
+    place: Option<&'static str>,
 }
 
 /// A reading that matches no labelled item, as `eval --false-items` writes it: one JSON
@@ -593,6 +624,8 @@ pub struct EvalOptions<'a> {
     pub live: bool,
     /// Where to write every false item, a JSON object a line.
     pub false_items: Option<&'a Path>,
+    /// Where to write every counted item missed or misread, a JSON object a line.
+    pub misses: Option<&'a Path>,
 }
 
 pub fn eval(out: &mut impl Write, dir: &Path, options: &EvalOptions) -> Result<Outcome> {
@@ -602,17 +635,14 @@ pub fn eval(out: &mut impl Write, dir: &Path, options: &EvalOptions) -> Result<O
         truth_boxes,
         live,
         false_items,
+        misses,
     } = *options;
     let set = labelled_set(dir)?;
     if set.is_empty() {
         bail!("{} holds no labelled pictures", dir.display());
     }
-    let mut false_file = match false_items {
-        Some(path) => Some(std::io::BufWriter::new(
-            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
-        )),
-        None => None,
-    };
+    let mut false_file = lines_file(false_items)?;
+    let mut misses_file = lines_file(misses)?;
     let mut reader = dice_reader(models)?;
     if live {
         reader.settings = ReaderSettings::live();
@@ -665,14 +695,20 @@ pub fn eval(out: &mut impl Write, dir: &Path, options: &EvalOptions) -> Result<O
         let picture_errors = score_picture(&picture.truths, &reading, &mut figures);
         let name = picture.path.display().to_string();
         for mut item in figures.false_found.drain(..) {
-            if let Some(file) = false_file.as_mut() {
+            if let Some((file, _)) = false_file.as_mut() {
+                item.picture.clone_from(&name);
+                writeln!(file, "{}", serde_json::to_string(&item)?)?;
+            }
+        }
+        for mut item in figures.missed.drain(..) {
+            if let Some((file, _)) = misses_file.as_mut() {
                 item.picture.clone_from(&name);
                 writeln!(file, "{}", serde_json::to_string(&item)?)?;
             }
         }
         errors.push((name, picture_errors));
     }
-    if let (Some(file), Some(path)) = (false_file.as_mut(), false_items) {
+    for (file, path) in [false_file, misses_file].iter_mut().flatten() {
         file.flush()
             .with_context(|| format!("writing {}", path.display()))?;
     }
@@ -685,6 +721,16 @@ pub fn eval(out: &mut impl Write, dir: &Path, options: &EvalOptions) -> Result<O
         write_figures(out, dir, &figures)?;
     }
     Ok(Outcome::Ok)
+}
+
+/// A file of JSON lines created at `path`, if one is asked for.
+fn lines_file(path: Option<&Path>) -> Result<Option<(std::io::BufWriter<std::fs::File>, &Path)>> {
+    path.map(|path| {
+        let file =
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        Ok((std::io::BufWriter::new(file), path))
+    })
+    .transpose()
 }
 
 /// One reading as the scoring sees it.
@@ -796,6 +842,9 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         if truth.on_die {
             tally.on_die.found(value_right && class_right);
         }
+        if truth.of_other_game() {
+            tally.other_games.found(value_right && class_right);
+        }
         tally.by_size[size_band(truth.box_px)].found(value_right && class_right);
         if *uncertain {
             tally.uncertain += 1;
@@ -813,9 +862,25 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
             Some(class) if !truth.value_shown && *uncertain => format!("{class} unsure"),
             class => key(read.0, class),
         };
+        let truth_key = key(truth.value, truth.class.as_ref());
+        if !(value_right && class_right) {
+            figures.missed.push(Miss {
+                picture: String::new(),
+                kind: if truth.die { "die" } else { "meeple" },
+                truth: truth_key.clone(),
+                read: Some(reading.clone()),
+                box_px: truth.box_px,
+                place: truth.place.as_ref().map(|p| zone_words(Some(p))),
+            });
+        }
+        let tally = if truth.die {
+            &mut figures.dice
+        } else {
+            &mut figures.meeples
+        };
         *tally
             .confusion
-            .entry(key(truth.value, truth.class.as_ref()))
+            .entry(truth_key)
             .or_default()
             .entry(reading)
             .or_default() += 1;
@@ -833,18 +898,28 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         tally.counted += 1;
         tally.value_hidden += usize::from(!truth.value_shown);
         tally.on_die.counted += usize::from(truth.on_die);
+        tally.other_games.counted += usize::from(truth.of_other_game());
         tally.by_size[size_band(truth.box_px)].counted += 1;
         if !taken[i] {
             errors += 1;
+            let truth_key = match &truth.class {
+                Some(c) => format!("{c} {}", truth.value),
+                None => truth.value.to_string(),
+            };
             *tally
                 .confusion
-                .entry(match &truth.class {
-                    Some(c) => format!("{c} {}", truth.value),
-                    None => truth.value.to_string(),
-                })
+                .entry(truth_key.clone())
                 .or_default()
                 .entry("missed".to_owned())
                 .or_default() += 1;
+            figures.missed.push(Miss {
+                picture: String::new(),
+                kind: if truth.die { "die" } else { "meeple" },
+                truth: truth_key,
+                read: None,
+                box_px: truth.box_px,
+                place: truth.place.as_ref().map(|p| zone_words(Some(p))),
+            });
         }
     }
     errors
@@ -895,6 +970,16 @@ fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<
         }
         if tally.on_die.counted > 0 {
             writeln!(out, "  standing on a die: {}", tally.on_die.figures())?;
+        }
+        let other = tally.other_games;
+        if other.counted > 0 {
+            let game = Subset {
+                counted: tally.counted - other.counted,
+                found: tally.found - other.found,
+                read_right: tally.read_right - other.read_right,
+            };
+            writeln!(out, "  the game's dice: {}", game.figures())?;
+            writeln!(out, "  dice of other games: {}", other.figures())?;
         }
         if tally.under_meeple.counted > 0 {
             writeln!(
@@ -1094,6 +1179,27 @@ mod tests {
         );
         let subset = figures.dice.under_meeple;
         assert_eq!((subset.counted, subset.found, subset.read_right), (1, 1, 1));
+    }
+
+    /// The dice of other games are counted apart, and each miss or misreading is listed.
+    #[test]
+    fn dice_of_other_games_are_counted_apart_and_misses_listed() {
+        let other = Truth {
+            class: Some("other".into()),
+            box_px: [300.0, 300.0, 330.0, 330.0],
+            ..blue_three(true)
+        };
+        let mut figures = Figures::default();
+        // The blue 3 read a 5; the other game's 3 missed.
+        let reading = die_reading(DieColor::Blue, 5, false);
+        score_picture(&[blue_three(true), other], &reading, &mut figures);
+        let subset = figures.dice.other_games;
+        assert_eq!((subset.counted, subset.found, subset.read_right), (1, 0, 0));
+        assert_eq!(figures.dice.counted, 2);
+        let misses: Vec<(&str, Option<&str>)> = (figures.missed.iter())
+            .map(|m| (m.truth.as_str(), m.read.as_deref()))
+            .collect();
+        assert_eq!(misses, [("blue 3", Some("blue 5")), ("other 3", None)]);
     }
 
     #[test]
