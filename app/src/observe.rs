@@ -188,55 +188,91 @@ impl ReadsSinceMoved {
     fn update(&mut self, reading: &mut Reading, read: Option<&Changes>, moved: Option<&Changes>) {
         let fresh = |box_px: BoxPx| read.is_some_and(|r| r.touches(box_px));
         let restart = |box_px: BoxPx| moved.is_some_and(|m| m.touches(box_px));
-        for die in &mut reading.dice {
-            let reads = self.dice.entry(die.id).or_default();
-            if fresh(die.box_px) {
-                remember(reads, die.clone(), restart(die.box_px));
-            } else if let Some(shown) = consensus(reads, |d| (d.color, d.value)) {
-                *die = DieReading {
-                    id: die.id,
-                    box_px: die.box_px,
-                    place: die.place.clone(),
-                    ..shown.clone()
-                };
-            }
-        }
-        for meeple in &mut reading.meeples {
-            let reads = self.meeples.entry(meeple.id).or_default();
-            if fresh(meeple.box_px) {
-                remember(reads, meeple.clone(), restart(meeple.box_px));
-            } else if let Some(shown) = consensus(reads, |m| (m.player, m.rank)) {
-                *meeple = MeepleReading {
-                    id: meeple.id,
-                    box_px: meeple.box_px,
-                    place: meeple.place.clone(),
-                    ..shown.clone()
-                };
-            }
-        }
-        self.dice
-            .retain(|id, _| reading.dice.iter().any(|d| d.id == *id));
-        self.meeples
-            .retain(|id, _| reading.meeples.iter().any(|m| m.id == *id));
+        update_items(&mut self.dice, &mut reading.dice, fresh, restart);
+        update_items(&mut self.meeples, &mut reading.meeples, fresh, restart);
     }
 }
 
-/// Adds `read` to an item's `reads`, which start again with it when the item moved.
-fn remember<T>(reads: &mut Vec<T>, read: T, moved: bool) {
-    if moved {
-        reads.clear();
-    }
-    if reads.len() == READS_KEPT {
-        reads.remove(0);
-    }
-    reads.push(read);
+/// An item of a reading as [`ReadsSinceMoved`] keeps its reads.
+trait ItemRead: Clone {
+    type Shows: PartialEq;
+    fn id(&self) -> vision::ItemId;
+    fn box_px(&self) -> BoxPx;
+    /// What it shows: a die's colour and value, a meeple's player and rank.
+    fn shows(&self) -> Self::Shows;
+    /// `read` shown where this item stands, under its number.
+    fn shown_as(&self, read: &Self) -> Self;
 }
 
-/// The latest of `reads` that shows (`shows`) what most of them show; of two shown as
-/// often, the one shown last.
-fn consensus<T, K: PartialEq>(reads: &[T], shows: impl Fn(&T) -> K) -> Option<&T> {
-    let count = |read: &T| reads.iter().filter(|r| shows(r) == shows(read)).count();
-    reads.iter().max_by_key(|read| count(read))
+impl ItemRead for DieReading {
+    type Shows = (vision::DieColor, u8);
+    fn id(&self) -> vision::ItemId {
+        self.id
+    }
+    fn box_px(&self) -> BoxPx {
+        self.box_px
+    }
+    fn shows(&self) -> Self::Shows {
+        (self.color, self.value)
+    }
+    fn shown_as(&self, read: &Self) -> Self {
+        Self {
+            id: self.id,
+            box_px: self.box_px,
+            place: self.place.clone(),
+            ..read.clone()
+        }
+    }
+}
+
+impl ItemRead for MeepleReading {
+    type Shows = (vision::MeepleColor, vision::MeepleRank);
+    fn id(&self) -> vision::ItemId {
+        self.id
+    }
+    fn box_px(&self) -> BoxPx {
+        self.box_px
+    }
+    fn shows(&self) -> Self::Shows {
+        (self.player, self.rank)
+    }
+    fn shown_as(&self, read: &Self) -> Self {
+        Self {
+            id: self.id,
+            box_px: self.box_px,
+            place: self.place.clone(),
+            ..read.clone()
+        }
+    }
+}
+
+/// Adds to `reads` each of `items` read afresh (`fresh`: its reads start again where
+/// `restart`), shows each kept one as the latest of its reads that shows what most of them
+/// show (of two shown as often, the one shown last), and forgets the items gone.
+fn update_items<T: ItemRead>(
+    reads: &mut HashMap<vision::ItemId, Vec<T>>,
+    items: &mut [T],
+    fresh: impl Fn(BoxPx) -> bool,
+    restart: impl Fn(BoxPx) -> bool,
+) {
+    for item in items.iter_mut() {
+        let kept = reads.entry(item.id()).or_default();
+        if fresh(item.box_px()) {
+            if restart(item.box_px()) {
+                kept.clear();
+            }
+            if kept.len() == READS_KEPT {
+                kept.remove(0);
+            }
+            kept.push(item.clone());
+        } else {
+            let count = |read: &T| kept.iter().filter(|r| r.shows() == read.shows()).count();
+            if let Some(shown) = kept.iter().max_by_key(|read| count(read)) {
+                *item = item.shown_as(shown);
+            }
+        }
+    }
+    reads.retain(|id, _| items.iter().any(|i| i.id() == *id));
 }
 
 /// A table that moved lately, read again while it is still.
