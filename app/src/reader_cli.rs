@@ -284,6 +284,20 @@ impl Truth {
     fn of_other_game(&self) -> bool {
         self.die && self.class.as_deref() == Some("other")
     }
+
+    /// As the confusion matrix names it (`class_key`).
+    fn key(&self) -> String {
+        class_key(self.value, self.class.as_ref())
+    }
+}
+
+/// A die's colour and value ("blue 3"), a meeple's rank and player ("master 2"), a photo's
+/// die's value alone.
+fn class_key(value: u8, class: Option<&String>) -> String {
+    match class {
+        Some(c) => format!("{c} {value}"),
+        None => value.to_string(),
+    }
 }
 
 /// One labelled picture: its file, its items, and the camera that took it when known.
@@ -590,6 +604,20 @@ struct Miss {
     place: Option<&'static str>,
 }
 
+impl Miss {
+    /// `truth`, read as `read` (`None`: missed), its picture named later.
+    fn of(truth: &Truth, read: Option<String>) -> Self {
+        Self {
+            picture: String::new(),
+            kind: if truth.die { "die" } else { "meeple" },
+            truth: truth.key(),
+            read,
+            box_px: truth.box_px,
+            place: truth.place.as_ref().map(|p| zone_words(Some(p))),
+        }
+    }
+}
+
 /// A reading that matches no labelled item, as `eval --false-items` writes it: one JSON
 /// object a line, for looking at the finder's mistakes or cutting them as the reader's
 /// "nothing" (`models/training/mine_negatives.py`).
@@ -853,25 +881,13 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
             tally.sure_right += usize::from(value_right && class_right);
         }
         errors += usize::from(!(value_right && class_right));
-        let key = |v: u8, c: Option<&String>| match c {
-            Some(c) => format!("{c} {v}"),
-            None => v.to_string(),
-        };
         // A value that does not show, read unsure, is no misreading of it.
         let reading = match truth.class.as_ref().map(|_| &read.1) {
             Some(class) if !truth.value_shown && *uncertain => format!("{class} unsure"),
-            class => key(read.0, class),
+            class => class_key(read.0, class),
         };
-        let truth_key = key(truth.value, truth.class.as_ref());
         if !(value_right && class_right) {
-            figures.missed.push(Miss {
-                picture: String::new(),
-                kind: if truth.die { "die" } else { "meeple" },
-                truth: truth_key.clone(),
-                read: Some(reading.clone()),
-                box_px: truth.box_px,
-                place: truth.place.as_ref().map(|p| zone_words(Some(p))),
-            });
+            figures.missed.push(Miss::of(truth, Some(reading.clone())));
         }
         let tally = if truth.die {
             &mut figures.dice
@@ -880,7 +896,7 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         };
         *tally
             .confusion
-            .entry(truth_key)
+            .entry(truth.key())
             .or_default()
             .entry(reading)
             .or_default() += 1;
@@ -902,24 +918,13 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         tally.by_size[size_band(truth.box_px)].counted += 1;
         if !taken[i] {
             errors += 1;
-            let truth_key = match &truth.class {
-                Some(c) => format!("{c} {}", truth.value),
-                None => truth.value.to_string(),
-            };
             *tally
                 .confusion
-                .entry(truth_key.clone())
+                .entry(truth.key())
                 .or_default()
                 .entry("missed".to_owned())
                 .or_default() += 1;
-            figures.missed.push(Miss {
-                picture: String::new(),
-                kind: if truth.die { "die" } else { "meeple" },
-                truth: truth_key,
-                read: None,
-                box_px: truth.box_px,
-                place: truth.place.as_ref().map(|p| zone_words(Some(p))),
-            });
+            figures.missed.push(Miss::of(truth, None));
         }
     }
     errors
