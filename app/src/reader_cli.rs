@@ -285,6 +285,11 @@ impl Truth {
         self.die && self.class.as_deref() == Some("other")
     }
 
+    /// The zone it stands in, in `zone_words` (rendered scenes).
+    fn zone(&self) -> Option<&'static str> {
+        self.place.as_ref().map(|p| zone_words(Some(p)))
+    }
+
     /// As the confusion matrix names it (`class_key`).
     fn key(&self) -> String {
         class_key(self.value, self.class.as_ref())
@@ -509,6 +514,9 @@ struct Tally {
     /// The dice of other games (rendered scenes' "other" dice), which the game's dice
     /// are counted without too.
     other_games: Subset,
+    /// The same figures by the zone each item stands in (rendered scenes: the items with a
+    /// place in the game; the dice of other games have none).
+    by_zone: BTreeMap<&'static str, Subset>,
     /// Found items whose true place is known (rendered scenes), and those put there.
     placed: usize,
     placed_right: usize,
@@ -613,7 +621,7 @@ impl Miss {
             truth: truth.key(),
             read,
             box_px: truth.box_px,
-            place: truth.place.as_ref().map(|p| zone_words(Some(p))),
+            place: truth.zone(),
         }
     }
 }
@@ -873,6 +881,13 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         if truth.of_other_game() {
             tally.other_games.found(value_right && class_right);
         }
+        if let Some(zone) = truth.zone() {
+            tally
+                .by_zone
+                .entry(zone)
+                .or_default()
+                .found(value_right && class_right);
+        }
         tally.by_size[size_band(truth.box_px)].found(value_right && class_right);
         if *uncertain {
             tally.uncertain += 1;
@@ -915,6 +930,9 @@ fn score_picture(truths: &[Truth], reading: &Reading, figures: &mut Figures) -> 
         tally.value_hidden += usize::from(!truth.value_shown);
         tally.on_die.counted += usize::from(truth.on_die);
         tally.other_games.counted += usize::from(truth.of_other_game());
+        if let Some(zone) = truth.zone() {
+            tally.by_zone.entry(zone).or_default().counted += 1;
+        }
         tally.by_size[size_band(truth.box_px)].counted += 1;
         if !taken[i] {
             errors += 1;
@@ -985,6 +1003,9 @@ fn write_figures(out: &mut impl Write, dir: &Path, figures: &Figures) -> Result<
             };
             writeln!(out, "  the game's dice: {}", game.figures())?;
             writeln!(out, "  dice of other games: {}", other.figures())?;
+        }
+        for (zone, subset) in &tally.by_zone {
+            writeln!(out, "  zone {zone}: {}", subset.figures())?;
         }
         if tally.under_meeple.counted > 0 {
             writeln!(
@@ -1186,7 +1207,8 @@ mod tests {
         assert_eq!((subset.counted, subset.found, subset.read_right), (1, 1, 1));
     }
 
-    /// The dice of other games are counted apart, and each miss or misreading is listed.
+    /// The dice of other games are counted apart, the dice of the game by zone too, and
+    /// each miss or misreading is listed.
     #[test]
     fn dice_of_other_games_are_counted_apart_and_misses_listed() {
         let other = Truth {
@@ -1194,13 +1216,22 @@ mod tests {
             box_px: [300.0, 300.0, 330.0, 330.0],
             ..blue_three(true)
         };
+        let rolled = Truth {
+            place: Some(MatPlace::RollArea),
+            ..blue_three(true)
+        };
         let mut figures = Figures::default();
-        // The blue 3 read a 5; the other game's 3 missed.
+        // The blue 3 in the roll area read a 5; the other game's 3 missed.
         let reading = die_reading(DieColor::Blue, 5, false);
-        score_picture(&[blue_three(true), other], &reading, &mut figures);
+        score_picture(&[rolled, other], &reading, &mut figures);
         let subset = figures.dice.other_games;
         assert_eq!((subset.counted, subset.found, subset.read_right), (1, 0, 0));
         assert_eq!(figures.dice.counted, 2);
+        // By zone: the dice with a place in the game only.
+        let zones: Vec<(&str, usize, usize, usize)> = (figures.dice.by_zone.iter())
+            .map(|(zone, s)| (*zone, s.counted, s.found, s.read_right))
+            .collect();
+        assert_eq!(zones, [("roll area", 1, 1, 0)]);
         let misses: Vec<(&str, Option<&str>)> = (figures.missed.iter())
             .map(|m| (m.truth.as_str(), m.read.as_deref()))
             .collect();
