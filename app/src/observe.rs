@@ -204,47 +204,39 @@ trait ItemRead: Clone {
     fn shown_as(&self, read: &Self) -> Self;
 }
 
-impl ItemRead for DieReading {
-    type Shows = (vision::DieColor, u8);
-    fn id(&self) -> vision::ItemId {
-        self.id
-    }
-    fn box_px(&self) -> BoxPx {
-        self.box_px
-    }
-    fn shows(&self) -> Self::Shows {
-        (self.color, self.value)
-    }
-    fn shown_as(&self, read: &Self) -> Self {
-        Self {
-            id: self.id,
-            box_px: self.box_px,
-            place: self.place.clone(),
-            ..read.clone()
+/// `ItemRead` for a reading type whose fields `$shows` are what it shows.
+macro_rules! item_read {
+    ($reading:ty, $shows:ty, $($field:ident),+) => {
+        impl ItemRead for $reading {
+            type Shows = $shows;
+            fn id(&self) -> vision::ItemId {
+                self.id
+            }
+            fn box_px(&self) -> BoxPx {
+                self.box_px
+            }
+            fn shows(&self) -> Self::Shows {
+                ($(self.$field),+)
+            }
+            fn shown_as(&self, read: &Self) -> Self {
+                Self {
+                    id: self.id,
+                    box_px: self.box_px,
+                    place: self.place.clone(),
+                    ..read.clone()
+                }
+            }
         }
-    }
+    };
 }
 
-impl ItemRead for MeepleReading {
-    type Shows = (vision::MeepleColor, vision::MeepleRank);
-    fn id(&self) -> vision::ItemId {
-        self.id
-    }
-    fn box_px(&self) -> BoxPx {
-        self.box_px
-    }
-    fn shows(&self) -> Self::Shows {
-        (self.player, self.rank)
-    }
-    fn shown_as(&self, read: &Self) -> Self {
-        Self {
-            id: self.id,
-            box_px: self.box_px,
-            place: self.place.clone(),
-            ..read.clone()
-        }
-    }
-}
+item_read!(DieReading, (vision::DieColor, u8), color, value);
+item_read!(
+    MeepleReading,
+    (vision::MeepleColor, vision::MeepleRank),
+    player,
+    rank
+);
 
 /// Adds to `reads` each of `items` read afresh (`fresh`: its reads start again where
 /// `restart`), shows each kept one as the latest of its reads that shows what most of them
