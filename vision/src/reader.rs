@@ -1394,24 +1394,28 @@ fn die_side_quantile(found: &[Found], q: f32) -> Option<f32> {
         .copied()
 }
 
-/// The pixels `crop_square` cuts for `box_px`: the square of `context` times its longer side
-/// around its centre.
-fn crop_extent(box_px: BoxPx, context: f32) -> BoxPx {
+/// The square of `context` times the box's longer side around its centre: its top-left
+/// corner and its side, in pixels.
+fn crop_corner_side(box_px: BoxPx, context: f32) -> ([f32; 2], f32) {
     let [x0, y0, x1, y1] = box_px;
-    let half = ((x1 - x0).max(y1 - y0).max(1.0)) * context / 2.0;
-    let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
-    [cx - half, cy - half, cx + half, cy + half]
+    let side = ((x1 - x0).max(y1 - y0).max(1.0)) * context;
+    let corner = [(x0 + x1) / 2.0 - side / 2.0, (y0 + y1) / 2.0 - side / 2.0];
+    (corner, side)
+}
+
+/// The pixels `crop_square` cuts for `box_px`.
+fn crop_extent(box_px: BoxPx, context: f32) -> BoxPx {
+    let ([left, top], side) = crop_corner_side(box_px, context);
+    [left, top, left + side, top + side]
 }
 
 /// The square of `context` times the box's longer side around its centre, black outside
 /// the image, into `out` (RGB, row after row). Same rule as `crop_square` in
 /// `models/training/common.py`.
 pub fn crop_square(image: &RgbImage, box_px: BoxPx, context: f32, out: &mut Vec<u8>) {
-    let [x0, y0, x1, y1] = box_px;
-    let side_f = ((x1 - x0).max(y1 - y0).max(1.0)) * context;
-    let left = ((x0 + x1) / 2.0 - side_f / 2.0).round() as i64;
-    let top = ((y0 + y1) / 2.0 - side_f / 2.0).round() as i64;
-    let side = (side_f.round() as i64).max(1);
+    let ([left, top], side) = crop_corner_side(box_px, context);
+    let (left, top) = (left.round() as i64, top.round() as i64);
+    let side = (side.round() as i64).max(1);
     out.clear();
     out.resize((side * side * 3) as usize, 0);
     let (width, height) = (i64::from(image.width()), i64::from(image.height()));
