@@ -738,6 +738,21 @@ impl Referee {
         events: &mut Vec<RefereeEvent>,
     ) {
         self.pending = pending;
+        // A spell cast before the illegal move left its trace on the table: whatever
+        // follows the flag happened after it (a player who then puts the die where the
+        // rules allow had cast first, not last).
+        if self.pending.is_empty()
+            && attempt
+                .prefix
+                .iter()
+                .any(|a| matches!(a, Action::Cast { .. }))
+            && let Ok(state) = replay(&self.state, &attempt.prefix)
+        {
+            self.pending = vec![Solution {
+                actions: attempt.prefix.clone(),
+                state,
+            }];
+        }
         self.resolve_desync(frame, events);
         let flag = Flag::of(attempt, frame);
         if self.active_flag().is_some_and(|f| f.same_move(&flag)) {
@@ -3046,11 +3061,13 @@ mod tests {
     }
 
     #[test]
-    fn a_spell_cast_then_a_die_put_where_the_rules_refuse_it_is_flagged() {
+    fn a_spell_cast_then_a_die_put_where_the_rules_refuse_it_is_flagged_and_what_follows_comes_after_the_cast()
+     {
         use rules::SpellEffect;
         // Games played to a spell that moves or turns dice, each table shown; then, in one
         // table, the spell cast and a die of the roll put with an apprentice where its tile
-        // refuses it: the cast is legal, the placement is flagged (no desync).
+        // refuses it: the cast is legal, the placement is flagged (no desync). Then the
+        // game's next placement: recorded after the cast.
         // A die the spell left alone, so that the table shows the spell.
         let refused = |before: &GameState, state: &GameState| {
             let player = state.current_player()?;
@@ -3101,7 +3118,7 @@ mod tests {
             });
             Some((table, die, tower, pillar))
         };
-        let mut games = 0;
+        let (mut games, mut followed) = (0, 0);
         for seed in 0..300 {
             let (setup, record) = random_game(seed);
             let mut state = setup.start(&TileCatalogue::arkhanos()).unwrap();
@@ -3135,6 +3152,28 @@ mod tests {
                     let moves = |actions: &[Action]| actions.iter().filter(|a| !idle(a)).count();
                     assert_eq!(moves(recorded), moves(&record.actions[..i]), "seed {seed}");
                     games += 1;
+                    // The die then put where the rules allow (the game's next move): the
+                    // spell was cast before it, as the flag's table showed.
+                    if let Some(place @ Action::Place { .. }) = record.actions.get(i + 1) {
+                        let placed = cast.clone().play(place).unwrap();
+                        show(
+                            &mut referee,
+                            &Observation::perfect(&placed, 0, 0.0),
+                            &mut frame,
+                        );
+                        let recorded: Vec<&Action> = referee
+                            .record()
+                            .actions
+                            .iter()
+                            .filter(|a| !idle(a))
+                            .collect();
+                        assert_eq!(
+                            recorded[recorded.len() - 2..],
+                            [action, place],
+                            "seed {seed}"
+                        );
+                        followed += 1;
+                    }
                     break;
                 }
                 state = cast;
@@ -3148,7 +3187,7 @@ mod tests {
                 break;
             }
         }
-        assert_eq!(games, 3);
+        assert_eq!((games, followed), (3, 3));
     }
 
     #[test]
