@@ -144,13 +144,6 @@ pub struct Voter {
     at_rest: bool,
 }
 
-/// Fresh frames after a hand that make a vote whole when the window is wider: three
-/// readings that agree outvote a fourth, and a table put down between two hands (a bonus
-/// meeple, then the next player reaching in) settles a frame sooner. Chosen on the rendered
-/// games (`models/HISTORY.md`, the forty-third session): with 3, misread tables settled and
-/// desynced; with the whole window of 5, such tables were missed.
-const WHOLE_AFTER: usize = 4;
-
 impl Voter {
     /// A vote over `window` frames; 1 passes every reading through unchanged.
     pub fn new(window: u32) -> Self {
@@ -163,12 +156,11 @@ impl Voter {
         }
     }
 
-    /// Whether the last vote had enough frames since the last hand (its window, or
-    /// WHOLE_AFTER when the window is wider), or every reading there will be until
-    /// something moves: a vote over fewer frames is a guess (right after a hand, a blurred
-    /// frame outvotes nothing).
+    /// Whether the last vote had its whole window of frames since the last hand, or every
+    /// reading there will be until something moves: a vote over fewer frames is a guess
+    /// (right after a hand, a blurred frame outvotes nothing).
     pub fn whole(&self) -> bool {
-        self.window == 1 || self.frames.len() >= self.window.min(WHOLE_AFTER) || self.repeating
+        self.window == 1 || self.frames.len() == self.window || self.repeating
     }
 
     /// The voted table of `observation` and the frames before it.
@@ -493,14 +485,8 @@ mod tests {
             assert_eq!(voted.frame, f);
             assert!(voter.whole());
         }
-        // A fresh reading counts again: with the three before the repeats, four fresh
-        // frames, enough for a window of five (WHOLE_AFTER).
+        // A fresh reading counts again.
         voter.vote(&frame(12, vec![die(3, roll)]));
-        assert!(voter.whole());
-        let mut voter = Voter::new(5);
-        for f in 0..3 {
-            voter.vote(&frame(f, vec![die(3, roll)]));
-        }
         assert!(!voter.whole());
     }
 
