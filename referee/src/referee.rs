@@ -3105,24 +3105,8 @@ mod tests {
                 pillar,
                 buried: false,
             };
-            let mut table = without(Observation::perfect(state, 0, 0.0), die, Place::RollArea);
-            table.dice.push(crate::observation::SeenDie {
-                die,
-                place: on_pillar,
-                confidence: 1.0,
-                uncertain: false,
-                value_probabilities: None,
-                color_probabilities: None,
-            });
-            table.meeples.push(crate::observation::SeenMeeple {
-                meeple: Meeple {
-                    player,
-                    rank: Rank::Apprentice,
-                },
-                place: on_pillar,
-                confidence: 1.0,
-                uncertain: false,
-            });
+            let table = without(Observation::perfect(state, 0, 0.0), die, Place::RollArea);
+            let table = with_apprentice_on_die(table, die, false, player, on_pillar);
             Some((table, die, tower, pillar))
         };
         let (mut games, mut followed) = (0, 0);
@@ -3302,13 +3286,7 @@ mod tests {
             let Some((die, twin, tower, pillar)) = found else {
                 continue;
             };
-            let mut referee = referee(&setup);
-            let mut frame = 0;
-            show(
-                &mut referee,
-                &Observation::perfect(&start, 0, 0.0),
-                &mut frame,
-            );
+            let (mut referee, mut frame) = started_table(&setup, &start);
             // The twin read unsure, its value the likeliest by five to one or so.
             let mut odds = [0.1; 6];
             odds[usize::from(twin.value.get() - 1)] = 0.5;
@@ -3332,28 +3310,12 @@ mod tests {
                 pillar,
                 buried: false,
             };
-            let mut table = unsure_twin(without(
+            let table = unsure_twin(without(
                 Observation::perfect(&rolled, 0, 0.0),
                 die,
                 Place::RollArea,
             ));
-            table.dice.push(crate::observation::SeenDie {
-                die,
-                place: on_pillar,
-                confidence: 0.2,
-                uncertain: true,
-                value_probabilities: Some([1.0 / 6.0; 6]),
-                color_probabilities: None,
-            });
-            table.meeples.push(crate::observation::SeenMeeple {
-                meeple: Meeple {
-                    player,
-                    rank: Rank::Apprentice,
-                },
-                place: on_pillar,
-                confidence: 1.0,
-                uncertain: false,
-            });
+            let table = with_apprentice_on_die(table, die, true, player, on_pillar);
             show(&mut referee, &table, &mut frame);
             let flag = referee.active_flag();
             assert!(
@@ -3371,6 +3333,36 @@ mod tests {
             }
         }
         panic!("{tried} openings of the first 300 seeds with a refused die and a twin");
+    }
+
+    /// `table` with `die` read on `place` and an apprentice of `player` on it, read surely;
+    /// the die read unsure, with even odds for each value, when `hidden` (the meeple on its
+    /// top face).
+    fn with_apprentice_on_die(
+        mut table: Observation,
+        die: Die,
+        hidden: bool,
+        player: PlayerColor,
+        place: Place,
+    ) -> Observation {
+        table.dice.push(crate::observation::SeenDie {
+            die,
+            place,
+            confidence: if hidden { 0.2 } else { 1.0 },
+            uncertain: hidden,
+            value_probabilities: hidden.then_some([1.0 / 6.0; 6]),
+            color_probabilities: None,
+        });
+        table.meeples.push(crate::observation::SeenMeeple {
+            meeple: Meeple {
+                player,
+                rank: Rank::Apprentice,
+            },
+            place,
+            confidence: 1.0,
+            uncertain: false,
+        });
+        table
     }
 
     /// In the opening of game `seed`, a placement of a die of the roll that a tile refuses,
@@ -3405,30 +3397,14 @@ mod tests {
                 ) && read(die, &dice).is_some()
             })?;
         let (read, uncertain) = read(die, &dice)?;
-        let mut table = without(Observation::perfect(&rolled, 0, 0.0), die, Place::RollArea);
         let on_pillar = Place::Tower {
             tower,
             level: 1,
             pillar,
             buried: false,
         };
-        table.dice.push(crate::observation::SeenDie {
-            die: read,
-            place: on_pillar,
-            confidence: 1.0,
-            uncertain,
-            value_probabilities: None,
-            color_probabilities: None,
-        });
-        table.meeples.push(crate::observation::SeenMeeple {
-            meeple: Meeple {
-                player,
-                rank: rules::Rank::Apprentice,
-            },
-            place: on_pillar,
-            confidence: 1.0,
-            uncertain: false,
-        });
+        let table = without(Observation::perfect(&rolled, 0, 0.0), die, Place::RollArea);
+        let table = with_apprentice_on_die(table, read, uncertain, player, on_pillar);
         let (mut referee, mut frame) = rolled_table(&setup, &start, &rolled);
         show(&mut referee, &table, &mut frame);
         let flag = referee.active_flag();
