@@ -24,11 +24,12 @@
 #          (the real crops) and data/pack2 (the rendered ones), each carried by a call.
 #   sheets-on: then, on the same machine, w24a and w32 trained on at half the learning rate,
 #          seven worker processes each (w24c, w32b; their outputs straight into $OUT).
-#   ablate: (planned in the thirty-ninth session, not run yet) what made L24t read the dice
-#          nobody here has seen best, its width or the duotone: from scratch without
-#          byler-d6 at widths 16 and 24, without and with the duotone (L16, L16t, L24), and
-#          L24t again with another seed (L24u: how far two runs of one recipe differ). The
-#          data of `sheets`, carried the same way.
+#   ablate: (planned in the thirty-ninth session, not run yet; width 16 answered on a CPU
+#          in the forty-third, run L16c: three points worse on new dice) what made L24t read
+#          the dice nobody here has seen best, and whether more width reads them better
+#          still: from scratch without byler-d6 at widths 24 and 32, without and with the
+#          duotone (L24, L32, L32t), and L24t again with another seed (L24u: how far two
+#          runs of one recipe differ). The data of `sheets`, carried the same way.
 #
 # Run from the repository root, on a machine with a GPU and PyTorch:
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh first
@@ -105,12 +106,12 @@ sheets | sheets-on | ablate)
     KNOWN="--source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours"
     LOO="--workers $WORKERS --leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003"
     if [[ $1 == ablate ]]; then
-        run L16 $R0 $LOO --seed 390 --width 16
-        run L16t $R $LOO --seed 391 --width 16
         run L24 $R0 $LOO --seed 392 --width 24
         run L24u $R $LOO --seed 393 --width 24
+        run L32 $R0 $LOO --seed 394 --width 32
+        run L32t $R $LOO --seed 395 --width 32
         wait
-        tar czf $OUT/runs-ablate.tgz -C data runs/L16 runs/L16t runs/L24 runs/L24u
+        tar czf $OUT/runs-ablate.tgz -C data runs/L24 runs/L24u runs/L32 runs/L32t
     elif [[ $1 == sheets ]]; then
         ALL="$R --workers $WORKERS --init models/reader.onnx $KNOWN --lr 0.0007"
         run w24a $ALL --width 24 --seed 380
