@@ -3068,8 +3068,7 @@ mod tests {
     }
 
     #[test]
-    fn a_spell_cast_then_a_die_put_where_the_rules_refuse_it_is_flagged_and_what_follows_comes_after_the_cast()
-     {
+    fn a_spell_cast_then_a_refused_die_is_flagged_and_the_next_move_follows_the_cast() {
         use rules::SpellEffect;
         // Games played to a spell that moves or turns dice, each table shown; then, in one
         // table, the spell cast and a die of the roll put with an apprentice where its tile
@@ -3248,8 +3247,8 @@ mod tests {
         // A die of the roll put where its tile refuses its value, under its meeple (read
         // unsure there), beside a twin of its colour that the roll read unsure and still
         // shows as read: the twin read as a value the tile takes would make the move legal,
-        // but the twin has not left, so the move is flagged. (A twin the tile takes as read would
-        // be another matter: the unsure readings could be the two dice swapped.)
+        // but the twin has not left, so the move is flagged. (A twin the tile takes as read
+        // would be another matter: the unsure readings could be the two dice swapped.)
         let mut tried = 0;
         for seed in 0..300 {
             let (setup, start, roll, rolled, _, _) = opening(seed);
