@@ -1040,7 +1040,7 @@ impl Referee {
             // amended game, which moved it as another value, took it for a die that left.
             let read = |roll: &[Die]| roll.iter().filter(|d| **d == a.was).count();
             let seen_there = (seen.roll.iter()).filter(|r| r.die == a.was).count();
-            if (solutions.iter()).any(|s| read(&Expected::of(&s.state).roll) < seen_there) {
+            if (solutions.iter()).any(|s| read(s.state.roll()) < seen_there) {
                 solutions.clear();
             }
             (a, solutions)
