@@ -9,19 +9,12 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use tract_onnx::prelude::*;
 
-fn plan(file: &str, shape: [usize; 4]) -> Arc<TypedRunnableModel> {
+/// The plan `DiceReader` makes of the shipped file, with its tract settings.
+fn plan(file: &str, shape: [usize; 4]) -> vision::Plan {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../models")
         .join(file);
-    tract_onnx::onnx()
-        .model_for_path(path)
-        .unwrap()
-        .with_input_fact(0, f32::fact(shape).into())
-        .unwrap()
-        .into_optimized()
-        .unwrap()
-        .into_runnable()
-        .unwrap()
+    vision::tract_plan(&std::fs::read(path).unwrap(), file, shape).unwrap()
 }
 
 fn models(c: &mut Criterion) {

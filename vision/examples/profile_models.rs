@@ -1,7 +1,9 @@
 //! Where tract spends its time on an ONNX file: each node's mean time over 50 runs on
 //! one input of zeros, the slowest first, for choosing layers that tract runs fast.
 //! Run: `cargo run --release -p tablesight-vision --example profile_models -- models/finder.onnx 1x3x288x512`
-//! (tract's knobs apply through the environment, e.g. `TRACT_DISABLE_DIRECT_SPATIAL=1`).
+//! The plan is the one `DiceReader` makes (`vision::tract_plan`, which turns tract's direct
+//! spatial convolution off); tract's other knobs apply through the environment, e.g.
+//! `TRACT_X86_KIND=amd`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -20,12 +22,10 @@ fn main() {
         std::process::exit(2);
     };
     let shape: Vec<usize> = shape.split('x').map(|s| s.parse().unwrap()).collect();
-    let plan = tract_onnx::onnx()
-        .model_for_path(file)
-        .and_then(|model| model.with_input_fact(0, f32::fact(&shape).into()))
-        .and_then(|model| model.into_optimized())
-        .and_then(|model| model.into_runnable())
-        .unwrap_or_else(|e| panic!("{file}: {e:#}"));
+    let shape: [usize; 4] = shape.try_into().expect("four dimensions");
+    let onnx = std::fs::read(file).unwrap_or_else(|e| panic!("{file}: {e}"));
+    // The plan `DiceReader` makes, with its tract settings.
+    let plan = vision::tract_plan(&onnx, file, shape).unwrap_or_else(|e| panic!("{file}: {e}"));
     let input = Tensor::zero::<f32>(&shape).unwrap();
     let mut state = SimpleState::new(&plan).unwrap();
     let mut times = vec![0f64; plan.model().nodes().len()];

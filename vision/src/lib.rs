@@ -20,7 +20,7 @@ pub use motion::{Changes, Motion};
 pub use places::TableGeometry;
 pub use reader::{
     BoxPx, DiceReader, DieColor, DieReading, Found, ItemId, MeepleColor, MeepleRank, MeepleReading,
-    ReaderSettings, Reading, Views,
+    Plan, ReaderSettings, Reading, Views, tract_plan,
 };
 pub use source::{
     CameraSource, Frame, FrameFiles, FrameSource, Pace, RecordedFrame, RecordingHeader, SourceEvent,

@@ -17,6 +17,7 @@ use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
 use image::RgbImage;
 use serde::Serialize;
 use tract_onnx::prelude::*;
+use tract_onnx::tract_core::knobs::KnobScope;
 
 use crate::error::VisionError;
 use crate::motion::Changes;
@@ -362,7 +363,7 @@ impl Found {
     }
 }
 
-type Plan = Arc<TypedRunnableModel>;
+pub type Plan = Arc<TypedRunnableModel>;
 
 /// The finder and the reader, loaded once, with their buffers.
 pub struct DiceReader {
@@ -420,7 +421,7 @@ impl DiceReader {
         reader: &[u8],
         reader_name: &str,
     ) -> Result<DiceReader, VisionError> {
-        let reader_plan = optimised(reader, reader_name, READER_INPUT)?;
+        let reader_plan = tract_plan(reader, reader_name, READER_INPUT)?;
         check_output(&reader_plan, reader_name, &[1, READER_OUTPUTS])?;
         let mut dice_reader = DiceReader {
             finder_onnx: finder.to_vec(),
@@ -444,7 +445,7 @@ impl DiceReader {
         if let Some(plan) = self.finder_plans.get(&(width, height)) {
             return Ok(plan.clone());
         }
-        let plan = optimised(
+        let plan = tract_plan(
             &self.finder_onnx,
             &self.finder_name,
             [1, 3, height as usize, width as usize],
@@ -1432,12 +1433,22 @@ pub fn crop_square(image: &RgbImage, box_px: BoxPx, context: f32, out: &mut Vec<
     }
 }
 
-fn optimised(onnx: &[u8], name: &str, shape: [usize; 4]) -> Result<Plan, VisionError> {
-    tract_onnx::onnx()
-        .model_for_read(&mut &onnx[..])
-        .and_then(|model| model.with_input_fact(0, f32::fact(shape).into()))
-        .and_then(|model| model.into_optimized())
-        .and_then(|model| model.into_runnable())
+/// The model's plan for inputs of `shape`, optimised by tract. Its convolutions run as
+/// im2col and a matrix product, not as its direct spatial convolution, which tract picks for
+/// output rows of 128 points or more: that made the finder a fifth slower on a camera's
+/// frame (`vision/examples/profile_models.rs`, `models/HISTORY.md`); the reader's rows are
+/// too short for it either way.
+pub fn tract_plan(onnx: &[u8], name: &str, shape: [usize; 4]) -> Result<Plan, VisionError> {
+    let scope = KnobScope::new([("TRACT_DISABLE_DIRECT_SPATIAL", "true")])
+        .map_err(|e| model_error(name, format!("{e:#}")))?;
+    scope
+        .enter(|| {
+            tract_onnx::onnx()
+                .model_for_read(&mut &onnx[..])
+                .and_then(|model| model.with_input_fact(0, f32::fact(shape).into()))
+                .and_then(|model| model.into_optimized())
+                .and_then(|model| model.into_runnable())
+        })
         .map_err(|e| model_error(name, format!("{e:#}")))
 }
 
