@@ -1434,10 +1434,10 @@ pub fn crop_square(image: &RgbImage, box_px: BoxPx, context: f32, out: &mut Vec<
 }
 
 /// The model's plan for inputs of `shape`, optimised by tract. Its convolutions run as
-/// im2col and a matrix product, not as its direct spatial convolution, which tract picks for
-/// output rows of 128 points or more: that made the finder a fifth slower on a camera's
-/// frame (`vision/examples/profile_models.rs`, `models/HISTORY.md`); the reader's rows are
-/// too short for it either way.
+/// im2col and a matrix product, not as tract's direct spatial convolution, which it picks
+/// for output rows of 128 points or more and which ran the finder slower: a 4032x3024 photo
+/// took 559-606 ms with it, 477-549 ms without, with the same readings (`models/HISTORY.md`,
+/// 2026-12-01). The reader's rows are too short for it either way.
 pub fn tract_plan(onnx: &[u8], name: &str, shape: [usize; 4]) -> Result<Plan, VisionError> {
     let scope = KnobScope::new([("TRACT_DISABLE_DIRECT_SPATIAL", "true")])
         .map_err(|e| model_error(name, format!("{e:#}")))?;
