@@ -48,7 +48,8 @@ pub struct LiveOptions {
     pub catalogue: TileCatalogue,
     /// A saved calibration (`tablesight calibrate --save`); else the mat's markers.
     pub calibration: Option<PathBuf>,
-    /// Other reader models than the shipped ones (a folder with finder.onnx, reader.onnx).
+    /// Other reader models than the shipped ones (a folder with finder.onnx, reader.onnx or
+    /// both; the shipped one for a file it lacks).
     pub models: Option<PathBuf>,
     pub referee: RefereeSettings,
     /// The reader's thresholds: each crop read once, as frames come many a second.

@@ -121,7 +121,7 @@ enum Command {
         /// The mat layout file (the shipped A2 mat by default).
         #[arg(long)]
         layout: Option<PathBuf>,
-        /// A folder with finder.onnx and reader.onnx to use instead of the shipped models.
+        /// A folder with finder.onnx, reader.onnx or both to use instead of the shipped ones.
         #[arg(long)]
         models: Option<PathBuf>,
     },
@@ -131,6 +131,7 @@ enum Command {
         dir: PathBuf,
         #[arg(long)]
         json: bool,
+        /// A folder with other finder.onnx, reader.onnx or both than the shipped ones.
         #[arg(long)]
         models: Option<PathBuf>,
         /// Read the labelled boxes instead of the finder's: the reader alone, without the
@@ -175,7 +176,7 @@ enum Command {
         /// fitted in the first frames.
         #[arg(long)]
         calibration: Option<PathBuf>,
-        /// A folder with other finder.onnx and reader.onnx than the shipped ones.
+        /// A folder with other finder.onnx, reader.onnx or both than the shipped ones.
         #[arg(long)]
         models: Option<PathBuf>,
         /// Frames each reading is voted with before it counts (the reader path).

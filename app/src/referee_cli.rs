@@ -62,7 +62,7 @@ pub struct RefereeOptions<'a> {
     pub oracle: bool,
     /// A saved calibration for the reader path (else the mat's markers in the frames).
     pub calibration: Option<&'a Path>,
-    /// Other models than the shipped ones (`finder.onnx`, `reader.onnx`).
+    /// Other models than the shipped ones (`finder.onnx`, `reader.onnx` or both).
     pub models: Option<&'a Path>,
     /// Frames a second of the recording.
     pub fps: f64,

@@ -461,6 +461,44 @@ fn detect_summarises_and_annotates() {
 }
 
 #[test]
+fn models_are_taken_from_a_folder_and_the_shipped_ones_stand_in_for_those_it_lacks() {
+    let photo = path("reader/real/images/IMG_20191209_100225.jpg");
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+    let dir = temp_dir("models");
+    let models_arg = dir.to_str().unwrap();
+    let dice = |stdout: &str| {
+        let reading: serde_json::Value = serde_json::from_str(stdout).unwrap();
+        reading["dice"].clone()
+    };
+    let (code, shipped, stderr) = run(&["detect", "--json", &photo]);
+    assert_eq!(code, 0, "{stderr}");
+
+    // A folder with nothing to use.
+    let (code, _, stderr) = run(&["detect", &photo, "--models", models_arg]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("neither finder.onnx nor reader.onnx"),
+        "{stderr}"
+    );
+
+    // A reader's run leaves a reader alone: the shipped finder finds, it reads.
+    std::fs::copy(models.join("reader.onnx"), dir.join("reader.onnx")).unwrap();
+    let (code, stdout, stderr) = run(&["detect", "--json", &photo, "--models", models_arg]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(dice(&stdout), dice(&shipped));
+
+    // The folder's file is the one read: a finder where the reader belongs is refused.
+    std::fs::copy(models.join("finder.onnx"), dir.join("reader.onnx")).unwrap();
+    let (code, _, stderr) = run(&["detect", &photo, "--models", models_arg]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains(&format!("{models_arg}/reader.onnx")),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn detect_with_a_calibration_names_each_items_place() {
     let frame = path("reader/scene-720p-1.jpg");
     let calibration = path("reader/calibration-720p-1.json");

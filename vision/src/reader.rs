@@ -6,6 +6,7 @@
 //! The constants here are those of `models/training/common.py`; loading a model checks the
 //! shapes they imply and names the model in any error.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -394,25 +395,30 @@ fn model_error(model: &str, error: impl std::fmt::Display) -> VisionError {
 impl DiceReader {
     /// The models shipped inside the binary.
     pub fn shipped() -> Result<DiceReader, VisionError> {
-        DiceReader::from_bytes(
-            FINDER_ONNX,
-            "models/finder.onnx",
-            READER_ONNX,
-            "models/reader.onnx",
-        )
+        DiceReader::from_files(None, None)
     }
 
-    /// Models from files (to try a newly trained pair).
-    pub fn from_files(finder: &Path, reader: &Path) -> Result<DiceReader, VisionError> {
-        let read = |path: &Path| {
-            std::fs::read(path).map_err(|e| model_error(&path.display().to_string(), e))
+    /// Models from files (to try a newly trained finder, reader or pair); `None` is the
+    /// shipped model.
+    pub fn from_files(
+        finder: Option<&Path>,
+        reader: Option<&Path>,
+    ) -> Result<DiceReader, VisionError> {
+        let read = |path: Option<&Path>, shipped: &'static [u8], shipped_name: &str| {
+            Ok::<_, VisionError>(match path {
+                Some(path) => (
+                    Cow::Owned(
+                        std::fs::read(path)
+                            .map_err(|e| model_error(&path.display().to_string(), e))?,
+                    ),
+                    path.display().to_string(),
+                ),
+                None => (Cow::Borrowed(shipped), shipped_name.to_owned()),
+            })
         };
-        DiceReader::from_bytes(
-            &read(finder)?,
-            &finder.display().to_string(),
-            &read(reader)?,
-            &reader.display().to_string(),
-        )
+        let (finder, finder_name) = read(finder, FINDER_ONNX, "models/finder.onnx")?;
+        let (reader, reader_name) = read(reader, READER_ONNX, "models/reader.onnx")?;
+        DiceReader::from_bytes(&finder, &finder_name, &reader, &reader_name)
     }
 
     fn from_bytes(

@@ -303,7 +303,7 @@ fn rendered_frames_read_right(reader: &mut DiceReader, calibrated: bool) {
 fn a_model_of_the_wrong_shape_is_refused_by_name() {
     let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
     // The finder where the reader belongs: its output is not one row of 20 logits.
-    let error = DiceReader::from_files(&models.join("finder.onnx"), &models.join("finder.onnx"))
+    let error = DiceReader::from_files(None, Some(&models.join("finder.onnx")))
         .err()
         .expect("a finder is not a reader")
         .to_string();
