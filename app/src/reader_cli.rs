@@ -17,24 +17,12 @@ use vision::{Changes, DiceReader, DieColor, Found, ReaderSettings, Reading, Tabl
 use crate::calibration_cli::{self, svg_options};
 use crate::cli::Outcome;
 
-/// The shipped models, or those of a folder: its `finder.onnx` and `reader.onnx`, the
-/// shipped one for a file it does not hold (a folder of a reader's run holds its reader).
+/// The shipped models, or those of a folder (`DiceReader::from_folder`).
 pub fn dice_reader(models: Option<&Path>) -> Result<DiceReader> {
-    let Some(dir) = models else {
-        return Ok(DiceReader::shipped()?);
-    };
-    let file = |name: &str| Some(dir.join(name)).filter(|path| path.is_file());
-    let (finder, reader) = (file("finder.onnx"), file("reader.onnx"));
-    if finder.is_none() && reader.is_none() {
-        bail!(
-            "{} holds neither finder.onnx nor reader.onnx (--models wants a folder with one or both)",
-            dir.display()
-        );
-    }
-    Ok(DiceReader::from_files(
-        finder.as_deref(),
-        reader.as_deref(),
-    )?)
+    Ok(match models {
+        None => DiceReader::shipped()?,
+        Some(dir) => DiceReader::from_folder(dir)?,
+    })
 }
 
 pub struct DetectOptions<'a> {

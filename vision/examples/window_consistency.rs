@@ -21,10 +21,7 @@ fn main() {
         Some(i) => {
             let dir = Path::new(&args[i + 1]).to_owned();
             args.drain(i..i + 2);
-            DiceReader::from_files(
-                Some(&dir.join("finder.onnx")),
-                Some(&dir.join("reader.onnx")),
-            )
+            DiceReader::from_folder(&dir)
         }
         None => DiceReader::shipped(),
     }

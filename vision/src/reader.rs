@@ -421,6 +421,20 @@ impl DiceReader {
         DiceReader::from_bytes(&finder, &finder_name, &reader, &reader_name)
     }
 
+    /// The models of a folder: its `finder.onnx` and `reader.onnx`, the shipped one for a
+    /// file it does not hold (a folder of a reader's run holds its reader alone).
+    pub fn from_folder(dir: &Path) -> Result<DiceReader, VisionError> {
+        let file = |name: &str| Some(dir.join(name)).filter(|path| path.is_file());
+        let (finder, reader) = (file("finder.onnx"), file("reader.onnx"));
+        if finder.is_none() && reader.is_none() {
+            return Err(model_error(
+                &dir.display().to_string(),
+                "the folder holds neither finder.onnx nor reader.onnx (one or both wanted)",
+            ));
+        }
+        DiceReader::from_files(finder.as_deref(), reader.as_deref())
+    }
+
     fn from_bytes(
         finder: &[u8],
         finder_name: &str,
