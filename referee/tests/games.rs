@@ -14,7 +14,6 @@ use referee::{
 };
 use rules::{
     Action, GameRecord, GameSetup, GameState, Meeple, PillarIndex, PlayerColor, TileCatalogue,
-    TowerId,
 };
 
 /// A filmed game: its frames and what really happened.
@@ -60,44 +59,6 @@ impl Camera {
     fn next_frame(&self) -> u64 {
         self.frames.len() as u64
     }
-}
-
-/// An illegal placement of the same die and meeple on another empty pillar, as the
-/// synthetic games stage them.
-fn illegal_placement(
-    state: &GameState,
-    action: &Action,
-    rng: &mut ChaCha8Rng,
-) -> Option<(Action, String)> {
-    let Action::Place {
-        player,
-        die,
-        rank,
-        tower,
-        pillar,
-    } = *action
-    else {
-        return None;
-    };
-    let mut candidates = Vec::new();
-    for other in TowerId::ALL {
-        for spot in PillarIndex::ALL {
-            if (other, spot) == (tower, pillar) || state.tower(other).pillar(spot).is_some() {
-                continue;
-            }
-            let attempt = Action::Place {
-                player,
-                die,
-                rank,
-                tower: other,
-                pillar: spot,
-            };
-            if let Err(violation) = state.check(&attempt) {
-                candidates.push((attempt, violation.to_string()));
-            }
-        }
-    }
-    candidates.choose(rng).cloned()
 }
 
 /// `state`'s table with the die of `attempt` moved from the roll to its pillar, with the
@@ -167,7 +128,8 @@ fn film_held(seed: u64, players: &[PlayerColor], quick: f64, illegal: f64, hold:
             .turn()
             .is_some_and(|t| t.change != 0 || t.metamorphosis.is_some());
         if rng.random_bool(illegal)
-            && let Some((attempt, violation)) = illegal_placement(&state, action, &mut rng)
+            && let Some((attempt, violation)) =
+                state.refused_elsewhere(action).choose(&mut rng).cloned()
         {
             let first = camera.next_frame();
             camera.hands(&state, 6);
@@ -177,7 +139,7 @@ fn film_held(seed: u64, players: &[PlayerColor], quick: f64, illegal: f64, hold:
                 first,
                 last: camera.next_frame() - 1,
                 attempt,
-                violation,
+                violation: violation.to_string(),
                 spelled,
             });
         }

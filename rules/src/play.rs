@@ -98,6 +98,41 @@ impl GameState {
         self.check(action).is_ok()
     }
 
+    /// The placements of a [`Action::Place`]'s die and meeple on each other empty pillar that
+    /// the rules refuse now, each with the rule it breaks: the mistakes a player could make
+    /// with that die (the synthetic games stage them). Empty for any other action.
+    pub fn refused_elsewhere(&self, action: &Action) -> Vec<(Action, Violation)> {
+        let Action::Place {
+            player,
+            die,
+            rank,
+            tower,
+            pillar,
+        } = *action
+        else {
+            return Vec::new();
+        };
+        let mut refused = Vec::new();
+        for other in TowerId::ALL {
+            for spot in PillarIndex::ALL {
+                if (other, spot) == (tower, pillar) || self.tower(other).pillar(spot).is_some() {
+                    continue;
+                }
+                let attempt = Action::Place {
+                    player,
+                    die,
+                    rank,
+                    tower: other,
+                    pillar: spot,
+                };
+                if let Err(violation) = self.check(&attempt) {
+                    refused.push((attempt, violation));
+                }
+            }
+        }
+        refused
+    }
+
     /// Why `action` is illegal now, if it is.
     pub fn check(&self, action: &Action) -> Result<(), Violation> {
         match action {

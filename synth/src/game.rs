@@ -13,9 +13,7 @@ use calibration::TablePoint;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rules::{
-    Action, Die, DieValue, GameSetup, GameState, PillarIndex, PlayerColor, TileCatalogue, TowerId,
-};
+use rules::{Action, Die, DieValue, GameSetup, GameState, PlayerColor, TileCatalogue};
 use serde::{Deserialize, Serialize};
 
 use crate::clutter::Hand;
@@ -326,7 +324,8 @@ pub fn render_game(
                     in_hand.dice.remove(i);
                 }
                 if rng.random_bool(request.illegal_share.clamp(0.0, 1.0))
-                    && let Some((illegal, violation)) = illegal_placement(&state, action, &mut rng)
+                    && let Some((illegal, violation)) =
+                        state.refused_elsewhere(action).choose(&mut rng).cloned()
                     && let Action::Place {
                         tower: bad_tower,
                         pillar: bad_pillar,
@@ -370,7 +369,7 @@ pub fn render_game(
                             last_frame: film.frames - 1,
                             action: illegal.clone(),
                             legal: false,
-                            violation: Some(violation),
+                            violation: Some(violation.to_string()),
                         });
                     }
                 }
@@ -448,44 +447,6 @@ fn pin_roll(table: &mut TableLayout, spots: &[PlacedDie]) {
             placed.at = free.remove(i).at;
         }
     }
-}
-
-/// An illegal placement of the same die and meeple on another empty pillar, and why it is
-/// illegal, if there is one.
-fn illegal_placement(
-    state: &GameState,
-    action: &Action,
-    rng: &mut impl Rng,
-) -> Option<(Action, String)> {
-    let Action::Place {
-        player,
-        die,
-        rank,
-        tower,
-        pillar,
-    } = *action
-    else {
-        return None;
-    };
-    let mut candidates = Vec::new();
-    for other in TowerId::ALL {
-        for spot in PillarIndex::ALL {
-            if (other, spot) == (tower, pillar) || state.tower(other).pillar(spot).is_some() {
-                continue;
-            }
-            let attempt = Action::Place {
-                player,
-                die,
-                rank,
-                tower: other,
-                pillar: spot,
-            };
-            if let Err(illegal) = state.clone().play(&attempt) {
-                candidates.push((attempt, illegal.violation.to_string()));
-            }
-        }
-    }
-    candidates.choose(rng).cloned()
 }
 
 /// Where the table changed between two layouts (the first piece that moved, came or went).
