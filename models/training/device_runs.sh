@@ -29,7 +29,9 @@
 #          the dice nobody here has seen best, and whether more width reads them better
 #          still: from scratch without byler-d6 at widths 24 and 32, without and with the
 #          duotone (L24, L32, L32t), and L24t again with another seed (L24u: how far two
-#          runs of one recipe differ). The data of `sheets`, carried the same way.
+#          runs of one recipe differ). The data of `sheets`, carried the same way. L24u
+#          (forty-sixth session, committed as models/leave-out) and L32t (forty-seventh)
+#          have since run on the CPU; a GPU run of them is a second seed of each.
 #
 # Run from the repository root, on a machine with a GPU and PyTorch:
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh first
