@@ -3499,10 +3499,7 @@ mod tests {
         let (setup, start, roll, rolled, place, illegal, violation) = (0..50)
             .find_map(|seed| {
                 let (setup, start, roll, rolled, place, _) = opening(seed);
-                let Action::Place {
-                    player, die, rank, ..
-                } = place
-                else {
+                let Action::Place { die, .. } = place else {
                     return None;
                 };
                 // Whether a legal placement of the die earns a bonus meeple for `to` (what a
@@ -3516,33 +3513,19 @@ mod tests {
                                 )
                         })
                     };
-                TowerId::ALL.into_iter().find_map(|tower| {
-                    PillarIndex::ALL.into_iter().find_map(|pillar| {
-                        let attempt = Action::Place {
-                            player,
-                            die,
-                            rank,
-                            tower,
-                            pillar,
-                        };
-                        if bonus(BonusTarget::Pillar { tower, pillar }) {
-                            return None;
-                        }
-                        match rolled.check(&attempt) {
-                            Err(
-                                v @ (Violation::ColorNotAllowed { .. }
-                                | Violation::ValueNotAllowed { .. }),
-                            ) => Some((
-                                setup.clone(),
-                                start.clone(),
-                                roll.clone(),
-                                rolled.clone(),
-                                place.clone(),
-                                attempt,
-                                v,
-                            )),
-                            _ => None,
-                        }
+                let refused = rolled.refused_elsewhere(&place);
+                refused.into_iter().find_map(|(attempt, v)| {
+                    let Action::Place { tower, pillar, .. } = attempt else {
+                        return None;
+                    };
+                    let by_dice = matches!(
+                        v,
+                        Violation::ColorNotAllowed { .. } | Violation::ValueNotAllowed { .. }
+                    );
+                    (by_dice && !bonus(BonusTarget::Pillar { tower, pillar })).then(|| {
+                        let (setup, start) = (setup.clone(), start.clone());
+                        let (roll, rolled) = (roll.clone(), rolled.clone());
+                        (setup, start, roll, rolled, place.clone(), attempt, v)
                     })
                 })
             })
