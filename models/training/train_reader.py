@@ -184,14 +184,15 @@ def augment(
     swirl_share: float = 0.0,
     mix_share: float = 0.0,
     tint_share: float = 0.0,
+    hue_share: float = 0.0,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The crops of `batch` as the reader learns them, and their labels. Dice turn freely,
     except, with `upright_tilt`, rendered dice seen more than that many degrees off the
     vertical: those stay upright as meeples do, since the side faces an oblique camera shows
     lie below the top face in the frame and a turned crop loses which face is on top.
 
-    `polarity_share`, `swirl_share`, `mix_share` and `tint_share` recolour that share of the
-    crops that are not meeples (see `recoloured`)."""
+    `polarity_share`, `swirl_share`, `mix_share`, `tint_share` and `hue_share` recolour that
+    share of the crops that are not meeples (see `recoloured`)."""
     n = len(batch["crops"])
     labels = {k: torch.from_numpy(batch[k].copy()) for k in ("kind", "value", "color", "player", "rank")}
     # Half cut as the finder cuts, half around the labelled box (drawn in this order, the
@@ -230,8 +231,8 @@ def augment(
     labels["color"][grey] = DIE_COLORS.index("other")
     # Any colour jitter small enough to keep pink pink.
     x = x * torch.from_numpy(rng.uniform(0.9, 1.1, (n, 3, 1, 1))).float()
-    if polarity_share > 0 or swirl_share > 0 or mix_share > 0 or tint_share > 0:
-        x = recoloured(x, labels, real, rng, polarity_share, swirl_share, mix_share, tint_share)
+    if polarity_share > 0 or swirl_share > 0 or mix_share > 0 or tint_share > 0 or hue_share > 0:
+        x = recoloured(x, labels, real, rng, polarity_share, swirl_share, mix_share, tint_share, hue_share)
 
     # Light, blur (small or soft dice), noise.
     x = x * torch.from_numpy(rng.uniform(0.6, 1.4, (n, 1, 1, 1))).float()
@@ -262,6 +263,7 @@ def recoloured(
     swirl_share: float,
     mix_share: float = 0.0,
     tint_share: float = 0.0,
+    hue_share: float = 0.0,
 ) -> torch.Tensor:
     """Looks no set has, for the dice nobody here has seen (a reader trained without
     byler-d6 misread its dark dice with red pips, opaque yellow dice with black pips and teal
@@ -281,6 +283,10 @@ def recoloured(
       body become red pips on a black body, yellow pips on a dark teal one, black pips on a
       gold one: pips that differ from the body more in hue than in brightness, as the
       dice a reader trained without byler-d6 misread (the thirty-fourth session).
+    - Hue (`hue_share`): the crop's grey, stretched to 0..1, mapped from one colour to
+      another of about the same brightness, their hues 90-180 degrees apart: pips that differ from the body in hue alone, as the
+      dark blue dice with dark red pips that the leave-out reader still misread after the
+      tint (the forty-seventh session: 12 of its 22 misses on byler-d6's validation photos).
 
     All four touch dice and crops of nothing alike (else a recoloured look would mean "die"),
     never meeples (their colour is their player) nor the game's rendered dice, whose look
@@ -323,8 +329,38 @@ def recoloured(
         low = torch.from_numpy(dark).float()[:, :, None, None]
         high = torch.from_numpy(light).float()[:, :, None, None]
         x[tinted] = low + (high - low) * grey
-    labels["color"][inverted | swirled | mixed | tinted] = IGNORE
+    hued = torch.zeros(n, dtype=torch.bool)
+    if hue_share > 0:
+        hued = recolourable & torch.from_numpy(rng.random(n) < hue_share)
+    if hued.any():
+        m = int(hued.sum())
+        grey = x[hued].mean(dim=1, keepdim=True)
+        darkest = grey.amin(dim=(2, 3), keepdim=True)
+        grey = (grey - darkest) / (grey.amax(dim=(2, 3), keepdim=True) - darkest).clamp(min=1e-3)
+        first = torch.from_numpy(saturated_colours(m, rng)).float()
+        turn = torch.from_numpy(rng.uniform(90.0, 180.0, m) * rng.choice([-1.0, 1.0], m)).float()
+        second = torch.einsum("nij,nj->ni", hue_matrix(turn), first).clamp(min=0.0)
+        # Both to one brightness (the second within a fifth of the first), dark or light.
+        target = torch.from_numpy(rng.uniform(0.1, 0.6, (m, 1))).float()
+        ratio = torch.from_numpy(rng.uniform(0.8, 1.25, (m, 1))).float()
+        first = (first * target / luma(first)).clamp(0, 1)
+        second = (second * target * ratio / luma(second)).clamp(0, 1)
+        low, high = first[:, :, None, None], second[:, :, None, None]
+        x[hued] = low + (high - low) * grey
+    labels["color"][inverted | swirled | mixed | tinted | hued] = IGNORE
     return x
+
+
+def saturated_colours(m: int, rng: np.random.Generator) -> np.ndarray:
+    """`m` random RGB colours, mostly saturated, their brightest channel 1."""
+    colour = rng.uniform(0.0, 1.0, (m, 3))
+    colour -= colour.min(axis=1, keepdims=True) * rng.uniform(0.5, 1.0, (m, 1))
+    return colour / colour.max(axis=1, keepdims=True).clip(min=1e-3)
+
+
+def luma(colour: torch.Tensor) -> torch.Tensor:
+    """Rec. 709 brightness of RGB rows, never under 0.02 (so that it can divide)."""
+    return (colour @ torch.tensor([0.2126, 0.7152, 0.0722]))[:, None].clamp(min=0.02)
 
 
 # Chroma subsampling of the JPEG a camera writes, and how often each is drawn: webcams send
@@ -508,6 +544,12 @@ def main() -> None:
         "--tint-share", type=float, default=0.0, help="share of dice (and crops of nothing) turned to a duotone of two random colours"
     )
     parser.add_argument(
+        "--hue-share",
+        type=float,
+        default=0.0,
+        help="share of dice (and crops of nothing) turned to a duotone of two colours of one brightness and different hues",
+    )
+    parser.add_argument(
         "--teacher",
         type=Path,
         help="a wider reader (an exported .onnx) whose readings the model learns as well as the labels (distillation)",
@@ -652,6 +694,7 @@ def draw_batches(train: dict[str, np.ndarray], weights: np.ndarray, args: argpar
             args.swirl_share,
             args.mix_share,
             args.tint_share,
+            args.hue_share,
         )
 
 
