@@ -307,14 +307,16 @@ def recoloured(
     if mixed.any():
         m = int(mixed.sum())
         weights = torch.from_numpy(rng.uniform(-1.0, 1.0, (m, 3, 1, 1))).float()
-        grey = (x[mixed] * weights).sum(dim=1, keepdim=True)
-        low = grey.amin(dim=(2, 3), keepdim=True)
-        high = grey.amax(dim=(2, 3), keepdim=True)
-        x[mixed] = ((grey - low) / (high - low).clamp(min=1e-3)).expand(-1, 3, -1, -1)
-    # Drawn only when asked for, so that the runs before it draw what they drew.
-    tinted = torch.zeros(n, dtype=torch.bool)
-    if tint_share > 0:
-        tinted = recolourable & torch.from_numpy(rng.random(n) < tint_share)
+        x[mixed] = stretched((x[mixed] * weights).sum(dim=1, keepdim=True)).expand(-1, 3, -1, -1)
+
+    def drawn_when_asked(share: float) -> torch.Tensor:
+        """The recolourable crops drawn at `share`, drawing nothing from `rng` at 0 (so
+        that the runs before the tint and the hue draw what they drew)."""
+        if share == 0:
+            return torch.zeros(n, dtype=torch.bool)
+        return recolourable & torch.from_numpy(rng.random(n) < share)
+
+    tinted = drawn_when_asked(tint_share)
     if tinted.any():
         m = int(tinted.sum())
         grey = x[tinted].mean(dim=1, keepdim=True)
@@ -329,14 +331,10 @@ def recoloured(
         low = torch.from_numpy(dark).float()[:, :, None, None]
         high = torch.from_numpy(light).float()[:, :, None, None]
         x[tinted] = low + (high - low) * grey
-    hued = torch.zeros(n, dtype=torch.bool)
-    if hue_share > 0:
-        hued = recolourable & torch.from_numpy(rng.random(n) < hue_share)
+    hued = drawn_when_asked(hue_share)
     if hued.any():
         m = int(hued.sum())
-        grey = x[hued].mean(dim=1, keepdim=True)
-        darkest = grey.amin(dim=(2, 3), keepdim=True)
-        grey = (grey - darkest) / (grey.amax(dim=(2, 3), keepdim=True) - darkest).clamp(min=1e-3)
+        grey = stretched(x[hued].mean(dim=1, keepdim=True))
         first = torch.from_numpy(saturated_colours(m, rng)).float()
         turn = torch.from_numpy(rng.uniform(90.0, 180.0, m) * rng.choice([-1.0, 1.0], m)).float()
         second = torch.einsum("nij,nj->ni", hue_matrix(turn), first).clamp(min=0.0)
@@ -349,6 +347,12 @@ def recoloured(
         x[hued] = low + (high - low) * grey
     labels["color"][inverted | swirled | mixed | tinted | hued] = IGNORE
     return x
+
+
+def stretched(grey: torch.Tensor) -> torch.Tensor:
+    """Each grey picture of a batch stretched to 0..1."""
+    low = grey.amin(dim=(2, 3), keepdim=True)
+    return (grey - low) / (grey.amax(dim=(2, 3), keepdim=True) - low).clamp(min=1e-3)
 
 
 def saturated_colours(m: int, rng: np.random.Generator) -> np.ndarray:
