@@ -284,11 +284,12 @@ def recoloured(
       gold one: pips that differ from the body more in hue than in brightness, as the
       dice a reader trained without byler-d6 misread (the thirty-fourth session).
     - Hue (`hue_share`): the crop's grey, stretched to 0..1, mapped from one colour to
-      another of about the same brightness, their hues 90-180 degrees apart: pips that differ from the body in hue alone, as the
-      dark blue dice with dark red pips that the leave-out reader still misread after the
-      tint (the forty-seventh session: 12 of its 22 misses on byler-d6's validation photos).
+      another of about the same brightness, their hues 90-180 degrees apart: pips that
+      differ from the body in hue alone, as the dark blue dice with dark red pips that the
+      leave-out reader still misread after the tint (the forty-seventh session: 12 of its 22
+      misses on byler-d6's validation photos).
 
-    All four touch dice and crops of nothing alike (else a recoloured look would mean "die"),
+    All five touch dice and crops of nothing alike (else a recoloured look would mean "die"),
     never meeples (their colour is their player) nor the game's rendered dice, whose look
     the reader knows (recoloured too, in runs 23 and 23b, they were read 2-3 points worse);
     a recoloured die loses its colour label."""
