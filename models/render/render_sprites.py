@@ -7,8 +7,8 @@ and bearing and a sky of random strength. Dice vary as real dice do: clear, fros
 white or off-white pips, painted on or engraved; some sets with an emblem for the six (read as
 6); some dice resting tilted (against another die, on a meeple's foot). Besides the game's four
 colours, "other" dice of other games: translucent in other colours (smoky greys among them)
-with white, dark or coloured pips, and opaque, light with dark pips, saturated with dark pips
-or dark with light or coloured pips. Meeples stand
+with white, dark or coloured pips, and opaque, light with dark pips, saturated with dark pips,
+dark with light or coloured pips, or marbled (two colours swirled). Meeples stand
 or lie on their back. Every view is rendered three times:
 on a black ground, on a white ground, and the white ground alone. From those the script keeps
 two images per sprite, so that the Rust compositor can put the object on any background:
@@ -98,6 +98,21 @@ OTHER_OPAQUE = [
     ((0.9, 0.5, 0.3), (0.02, 0.02, 0.02)),
     ((0.02, 0.02, 0.025), (0.9, 0.7, 0.05)),
     ((0.02, 0.02, 0.025), (0.9, 0.3, 0.25)),
+]
+# Sprites v5: opaque marbled dice, two colours swirled through the plastic, with pips of a
+# third (the leave-out reader's misses on byler-d6: black and grey, black and blue with red
+# pips, teal and green with yellow pips, brown and tan, yellow and orange with black pips).
+OTHER_MARBLED = [
+    ((0.02, 0.02, 0.025), (0.3, 0.3, 0.3), (0.6, 0.03, 0.02)),
+    ((0.02, 0.02, 0.03), (0.05, 0.2, 0.6), (0.6, 0.03, 0.02)),
+    ((0.03, 0.03, 0.03), (0.35, 0.02, 0.02), (0.85, 0.85, 0.8)),
+    ((0.02, 0.3, 0.28), (0.1, 0.45, 0.08), (0.9, 0.7, 0.05)),
+    ((0.25, 0.12, 0.04), (0.6, 0.42, 0.2), (0.02, 0.02, 0.02)),
+    ((0.25, 0.12, 0.04), (0.55, 0.45, 0.35), (0.85, 0.85, 0.8)),
+    ((0.9, 0.75, 0.05), (0.85, 0.25, 0.02), (0.02, 0.02, 0.02)),
+    ((0.06, 0.02, 0.1), (0.02, 0.02, 0.02), (0.9, 0.7, 0.05)),
+    ((0.1, 0.3, 0.75), (0.85, 0.85, 0.85), (0.6, 0.03, 0.02)),
+    ((0.7, 0.05, 0.05), (0.85, 0.85, 0.8), (0.02, 0.02, 0.02)),
 ]
 PIP_PAINTS = {"white": (0.85, 0.85, 0.85), "off-white": (0.8, 0.74, 0.58)}
 # Pips of translucent dice of other games: a third white or off-white, a third dark (black,
@@ -389,12 +404,16 @@ class Sprites:
     def die_objects(self, look: dict, rotation: np.ndarray, centre: np.ndarray, rng: np.random.Generator) -> dict:
         """A die of `look` (body, pips), turned by `rotation` about its centre at `centre`."""
         to_world = matrix4(rotation, centre)
+        grid_to_world = matrix4(rotation, centre) @ mi.ScalarTransform4f().translate([-DIE_MM / 2] * 3).scale(DIE_MM)
         if look["body"] == "opaque":
-            bsdf = {
-                "type": "roughplastic",
-                "alpha": float(rng.uniform(0.1, 0.3)),
-                "diffuse_reflectance": {"type": "rgb", "value": list(look["color"])},
-            }
+            alpha = float(rng.uniform(0.1, 0.3))
+            bsdf = {"type": "roughplastic", "alpha": alpha, "diffuse_reflectance": {"type": "rgb", "value": list(look["color"])}}
+            if "veins" in look:
+                # Marbled: folded sheets of the second colour through the plastic.
+                veins = {"type": "roughplastic", "alpha": alpha, "diffuse_reflectance": {"type": "rgb", "value": list(look["veins"])}}
+                grid = mi.VolumeGrid(swirl_grid(rng) ** 0.5)
+                share = {"type": "volume", "volume": {"type": "gridvolume", "grid": grid, "to_world": grid_to_world}}
+                bsdf = {"type": "blendbsdf", "weight": share, "bsdf_0": bsdf, "bsdf_1": veins}
         else:
             bsdf = {
                 "type": "roughdielectric",
@@ -406,7 +425,6 @@ class Sprites:
         if look["body"] in ("marbled", "milky"):
             cloud = [0.5 + 0.5 * c for c in look["color"]]
             if look["body"] == "marbled":
-                grid_to_world = matrix4(rotation, centre) @ mi.ScalarTransform4f().translate([-DIE_MM / 2] * 3).scale(DIE_MM)
                 sigma_t = {"type": "gridvolume", "grid": mi.VolumeGrid(swirl_grid(rng)), "to_world": grid_to_world}
                 scale = float(rng.uniform(0.15, 0.45))
             else:
@@ -507,7 +525,11 @@ def die_look(color: str, rng: np.random.Generator) -> dict:
     pip_name = "white" if rng.random() < 0.6 else "off-white"
     look["pips"] = PIP_PAINTS[pip_name]
     if color == "other" and rng.random() < 0.5:
-        body, pips = OTHER_OPAQUE[rng.integers(len(OTHER_OPAQUE))]
+        if rng.random() < 0.4:
+            body, veins, pips = OTHER_MARBLED[rng.integers(len(OTHER_MARBLED))]
+            look["veins"] = veins
+        else:
+            body, pips = OTHER_OPAQUE[rng.integers(len(OTHER_OPAQUE))]
         look.update(body="opaque", color=body, pips=pips, engraved=False)
         return look
     look["body"] = str(rng.choice(list(MATERIALS), p=list(MATERIALS.values())))
