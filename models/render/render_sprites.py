@@ -404,7 +404,7 @@ class Sprites:
     def die_objects(self, look: dict, rotation: np.ndarray, centre: np.ndarray, rng: np.random.Generator) -> dict:
         """A die of `look` (body, pips), turned by `rotation` about its centre at `centre`."""
         to_world = matrix4(rotation, centre)
-        grid_to_world = matrix4(rotation, centre) @ mi.ScalarTransform4f().translate([-DIE_MM / 2] * 3).scale(DIE_MM)
+        grid_to_world = to_world @ mi.ScalarTransform4f().translate([-DIE_MM / 2] * 3).scale(DIE_MM)
         if look["body"] == "opaque":
             alpha = float(rng.uniform(0.1, 0.3))
             bsdf = {"type": "roughplastic", "alpha": alpha, "diffuse_reflectance": {"type": "rgb", "value": list(look["color"])}}
