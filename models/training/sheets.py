@@ -22,6 +22,8 @@ from PIL import Image, ImageDraw
 
 CELL = 96
 COLUMNS = 8
+# The recolourings of `train_reader.recoloured`, each asked for with --NAME-share.
+SHARES = ("polarity", "swirl", "mix", "tint", "hue")
 
 
 def sheet(cells: list[Image.Image]) -> Image.Image:
@@ -65,7 +67,7 @@ def main() -> None:
     aug = kinds.add_parser("augmented", help="real validation crops, augmented")
     aug.add_argument("--real", type=Path, default=Path("data/pack/real.npz"))
     aug.add_argument("--seed", type=int, default=1)
-    for share in ("polarity", "swirl", "mix", "tint", "hue"):
+    for share in SHARES:
         aug.add_argument(f"--{share}-share", type=float, default=0.0)
     for sub in (miss, aug):
         sub.add_argument("--out", type=Path, required=True)
@@ -73,7 +75,7 @@ def main() -> None:
     if args.kind == "misses":
         cells = misses(args.misses)
     else:
-        shares = {f"{s}_share": getattr(args, f"{s}_share") for s in ("polarity", "swirl", "mix", "tint", "hue")}
+        shares = {f"{s}_share": getattr(args, f"{s}_share") for s in SHARES}
         cells = augmented(args.real, shares, args.seed)
     sheet(cells).save(args.out)
     print(f"wrote {args.out}: {len(cells)} crops")
