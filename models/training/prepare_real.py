@@ -50,6 +50,9 @@ BYLER_COLOURS = {"blue": "blue", "purple": "purple", "pink/magenta": "pink", "ye
 
 
 def read_yolo(path: Path, width: int, height: int) -> list[list[float]]:
+    """The boxes of a YOLO label file as [value, x0, y0, x1, y1] in pixels (class k is value
+    k + 1). Not built on `yolo.read_boxes`: its corners, from centres already in pixels,
+    differ in the last bits and move 739 of data/real's crops by a pixel (tried 2026-12-02)."""
     boxes = []
     if not path.exists():
         return boxes
