@@ -4,11 +4,12 @@ Each sprite is one object on the ground, seen from far away (almost orthographic
 random direction (elevation 28-90 degrees, any azimuth), lit by a lamp of random size, height
 and bearing and a sky of random strength. Dice vary as real dice do: clear, frosted, marbled
 (swirls of cloudy plastic inside) and milky translucent plastic; edge radii of 1.0 to 3.4 mm;
-white or off-white pips, painted on or engraved; some sets with an emblem for the six (read as
-6); some dice resting tilted (against another die, on a meeple's foot). Besides the game's four
-colours, "other" dice of other games: translucent in other colours (smoky greys among them)
-with white, dark or coloured pips, and opaque, light with dark pips, saturated with dark pips,
-dark with light or coloured pips, or marbled (two colours swirled). Meeples stand
+white or off-white pips (dark or coloured in a share of them, as other sets in the game's colours
+have), painted on or engraved; some sets with an emblem for the six (read as 6); some dice
+resting tilted (against another die, on a meeple's foot). Besides the game's four colours,
+"other" dice of other games: translucent in other colours (smoky greys among them) with white,
+dark or coloured pips, and opaque, light with dark pips, saturated with dark pips, dark with
+light or coloured pips, or marbled (two colours swirled, or a colour and the pips' paint). Meeples stand
 or lie on their back. Every view is rendered three times:
 on a black ground, on a white ground, and the white ground alone. From those the script keeps
 two images per sprite, so that the Rust compositor can put the object on any background:
@@ -119,6 +120,18 @@ PIP_PAINTS = {"white": (0.85, 0.85, 0.85), "off-white": (0.8, 0.74, 0.58)}
 # navy, dark red), a third coloured (red, gold, green, blue; sprites v4).
 DARK_PIPS = [(0.02, 0.02, 0.02), (0.02, 0.03, 0.12), (0.2, 0.02, 0.02)]
 COLOURED_PIPS = [(0.7, 0.03, 0.02), (0.9, 0.7, 0.05), (0.02, 0.3, 0.05), (0.05, 0.15, 0.6)]
+# Sprites v6: dice in the game's colours from other sets (blue marbled with red pips, yellow
+# with black ones): a share of them takes dark or coloured pips, none of the body's own hue.
+GAME_PAINTED_SHARE = 0.3
+NEAR_PIPS = {
+    "pink": [(0.7, 0.03, 0.02), (0.2, 0.02, 0.02)],
+    "purple": [(0.02, 0.03, 0.12), (0.05, 0.15, 0.6)],
+    "yellow": [(0.9, 0.7, 0.05)],
+    "blue": [(0.02, 0.03, 0.12), (0.05, 0.15, 0.6)],
+}
+# Sprites v6: a third of marbled dice swirl in their pips' paint (smoke with red swirls and
+# red pips, black and red with red pips), so that a streak of the pips' colour is not a pip.
+SWIRL_IN_PIPS_SHARE = 1 / 3
 # Plastic of translucent dice, with their weights: clear, frosted (rough surface), marbled
 # (swirls of cloudy plastic inside), milky (evenly cloudy).
 MATERIALS = {"clear": 0.4, "frosted": 0.2, "marbled": 0.25, "milky": 0.15}
@@ -411,7 +424,7 @@ class Sprites:
             if "veins" in look:
                 # Marbled: folded sheets of the second colour through the plastic.
                 veins = {"type": "roughplastic", "alpha": alpha, "diffuse_reflectance": {"type": "rgb", "value": list(look["veins"])}}
-                grid = mi.VolumeGrid(swirl_grid(rng) ** 0.5)
+                grid = mi.VolumeGrid(swirl_grid(rng) ** look["vein_power"])
                 share = {"type": "volume", "volume": {"type": "gridvolume", "grid": grid, "to_world": grid_to_world}}
                 bsdf = {"type": "blendbsdf", "weight": share, "bsdf_0": bsdf, "bsdf_1": veins}
         else:
@@ -423,7 +436,7 @@ class Sprites:
             }
         die = {"type": "ply", "filename": str(self.tmp / f"die-{look['corner_mm']}.ply"), "to_world": to_world, "bsdf": bsdf}
         if look["body"] in ("marbled", "milky"):
-            cloud = [0.5 + 0.5 * c for c in look["color"]]
+            cloud = list(look["cloud"])
             if look["body"] == "marbled":
                 sigma_t = {"type": "gridvolume", "grid": mi.VolumeGrid(swirl_grid(rng)), "to_world": grid_to_world}
                 scale = float(rng.uniform(0.15, 0.45))
@@ -527,7 +540,8 @@ def die_look(color: str, rng: np.random.Generator) -> dict:
     if color == "other" and rng.random() < 0.5:
         if rng.random() < 0.4:
             body, veins, pips = OTHER_MARBLED[rng.integers(len(OTHER_MARBLED))]
-            look["veins"] = veins
+            look["veins"] = pips if rng.random() < SWIRL_IN_PIPS_SHARE else veins
+            look["vein_power"] = float(rng.uniform(0.3, 1.0))
         else:
             body, pips = OTHER_OPAQUE[rng.integers(len(OTHER_OPAQUE))]
         look.update(body="opaque", color=body, pips=pips, engraved=False)
@@ -535,13 +549,20 @@ def die_look(color: str, rng: np.random.Generator) -> dict:
     look["body"] = str(rng.choice(list(MATERIALS), p=list(MATERIALS.values())))
     if color != "other":
         look["color"] = DIE_TINTS[color]
-        return look
-    look["color"] = OTHER_TINTS[rng.integers(len(OTHER_TINTS))]
-    paints = float(rng.random())
-    if paints < 1 / 3:
-        look["pips"] = DARK_PIPS[rng.integers(len(DARK_PIPS))]
-    elif paints < 2 / 3:
-        look["pips"] = COLOURED_PIPS[rng.integers(len(COLOURED_PIPS))]
+        if rng.random() < GAME_PAINTED_SHARE:
+            paints = [c for c in DARK_PIPS + COLOURED_PIPS if c not in NEAR_PIPS[color]]
+            look["pips"] = paints[rng.integers(len(paints))]
+    else:
+        look["color"] = OTHER_TINTS[rng.integers(len(OTHER_TINTS))]
+        paints = float(rng.random())
+        if paints < 1 / 3:
+            look["pips"] = DARK_PIPS[rng.integers(len(DARK_PIPS))]
+        elif paints < 2 / 3:
+            look["pips"] = COLOURED_PIPS[rng.integers(len(COLOURED_PIPS))]
+    # Cloudy plastic, paler than the body; in a third of the marbled dice of other games, the
+    # pips' paint (in the game's colours it would change the die's colour).
+    swirl_in_pips = color == "other" and look["body"] == "marbled" and rng.random() < SWIRL_IN_PIPS_SHARE
+    look["cloud"] = look["pips"] if swirl_in_pips else tuple(0.5 + 0.5 * c for c in look["color"])
     return look
 
 
