@@ -4,13 +4,13 @@ Each sprite is one object on the ground, seen from far away (almost orthographic
 random direction (elevation 28-90 degrees, any azimuth), lit by a lamp of random size, height
 and bearing and a sky of random strength. Dice vary as real dice do: clear, frosted, marbled
 (swirls of cloudy plastic inside) and milky translucent plastic; edge radii of 1.0 to 3.4 mm;
-white or off-white pips (dark or coloured in a share of them, as other sets in the game's colours
-have), painted on or engraved; some sets with an emblem for the six (read as 6); some dice
-resting tilted (against another die, on a meeple's foot). Besides the game's four colours,
+white or off-white pips (dark or coloured in a share of them, as other sets in the game's
+colours have), painted on or engraved; some sets with an emblem for the six (read as 6); some
+dice resting tilted (against another die, on a meeple's foot). Besides the game's four colours,
 "other" dice of other games: translucent in other colours (smoky greys among them) with white,
 dark or coloured pips, and opaque, light with dark pips, saturated with dark pips, dark with
-light or coloured pips, or marbled (two colours swirled, or a colour and the pips' paint). Meeples stand
-or lie on their back. Every view is rendered three times:
+light or coloured pips, or marbled (two colours swirled, or a colour and the pips' paint).
+Meeples stand or lie on their back. Every view is rendered three times:
 on a black ground, on a white ground, and the white ground alone. From those the script keeps
 two images per sprite, so that the Rust compositor can put the object on any background:
 
