@@ -2,8 +2,8 @@
 longer side, in pixels, and the share in each band of BANDS_PX, for each folder given.
 
 A folder of rendered scenes (`tablesight synth scenes`) is told apart into the game's dice
-and the dice of other games; a real set (`images/` and `labels/`, YOLO boxes as
-prepare_real.py reads them) counts every labelled die.
+and the dice of other games; a real set (`images/` and `labels/`, YOLO boxes read by
+`yolo.read_boxes`) counts every labelled die.
 
 Run:
     .venv-train/bin/python models/training/die_sizes.py data/synth10/train data/real/val/byler-d6
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image
+
 from yolo import read_boxes
 
 
