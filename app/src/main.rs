@@ -182,9 +182,10 @@ enum Command {
         /// Frames each reading is voted with before it counts (the reader path).
         #[arg(long, default_value_t = 5)]
         vote_frames: u32,
-        /// Frames a second of the recording.
-        #[arg(long, default_value_t = 15.0)]
-        fps: f64,
+        /// Frames a second of a folder of frames without an index (default: its game.json's,
+        /// else 15).
+        #[arg(long)]
+        fps: Option<f64>,
         /// Frames in a row a reading must hold, with no hand over the table, to count.
         #[arg(long, default_value_t = 3)]
         settle_frames: u32,
@@ -222,9 +223,10 @@ enum Command {
         journal: Option<PathBuf>,
         #[arg(long)]
         tiles: Option<PathBuf>,
-        /// Frames a second of a folder of frames without an index.
-        #[arg(long, default_value_t = 15.0)]
-        fps: f64,
+        /// Frames a second of a folder of frames without an index (default: its game.json's,
+        /// else 15).
+        #[arg(long)]
+        fps: Option<f64>,
         /// Stop after this many seconds, and print the figures: reading time, latency from
         /// capture to reading, frames passed over, CPU use.
         #[arg(long)]

@@ -64,8 +64,9 @@ pub struct RefereeOptions<'a> {
     pub calibration: Option<&'a Path>,
     /// Other models than the shipped ones (`finder.onnx`, `reader.onnx` or both).
     pub models: Option<&'a Path>,
-    /// Frames a second of the recording.
-    pub fps: f64,
+    /// Frames a second of a folder of frames without an index (default: its `game.json`'s,
+    /// else [`vision::DEFAULT_FPS`]).
+    pub fps: Option<f64>,
     /// Frames in a row a reading must hold, with no hand over the table, to count as settled.
     pub settle_frames: u32,
     /// Frames each reading is voted with (the reader path; the oracle is never voted).
@@ -315,9 +316,7 @@ impl Eyes {
                     lines: BufReader::new(lines).lines(),
                 });
             }
-            Source::Frames(dir) => {
-                Box::new(FrameFiles::folder(dir, Some(options.fps), options.pace)?)
-            }
+            Source::Frames(dir) => Box::new(FrameFiles::folder(dir, options.fps, options.pace)?),
             Source::Camera(index) => {
                 if options.oracle {
                     bail!("--oracle reads the labels of a rendered game, not a camera");
@@ -403,9 +402,10 @@ impl Eyes {
                 };
                 timing.taken(taken.number);
                 let image = taken.image;
-                // The frame's number in the order read, so that a journal resumes at the
-                // same frame of a recording.
-                let time_s = frame as f64 / fps;
+                // `frame` is the frame's number in the order read, so that a journal resumes
+                // at the same frame of a recording; its time is the source's, as the live
+                // view takes it (a camera's frames passed over for newer ones still count).
+                let time_s = taken.timestamp.as_secs_f64();
                 let hidden = Observation {
                     frame,
                     time_s,
@@ -452,8 +452,19 @@ impl Eyes {
     }
 }
 
+/// Frames a second of a rendered game's labels (`--oracle`) and of the answers' delay:
+/// `fps` when given, else the folder's `game.json`'s, else [`vision::DEFAULT_FPS`].
+fn recording_fps(source: &Source<'_>, fps: Option<f64>) -> f64 {
+    fps.or_else(|| match source {
+        Source::Frames(dir) => vision::game_fps(dir),
+        Source::Camera(_) => None,
+    })
+    .unwrap_or(vision::DEFAULT_FPS)
+}
+
 pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Outcome> {
     let mut eyes = Eyes::open(options)?;
+    let fps = recording_fps(&options.source, options.fps);
     let catalogue = catalogue(options.tiles)?;
     let text = std::fs::read_to_string(options.setup)
         .with_context(|| format!("cannot read {}", options.setup.display()))?;
@@ -523,7 +534,7 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
         }
         let frame = frames;
         let skip = frame < resume_from;
-        let Some(observation) = eyes.next(frame, options.fps, referee.state(), skip)? else {
+        let Some(observation) = eyes.next(frame, fps, referee.state(), skip)? else {
             break;
         };
         frames += 1;
@@ -569,7 +580,7 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
                 undecided_since = None;
             } else {
                 let since = *undecided_since.get_or_insert(frame);
-                if (frame - since) as f64 >= ANSWER_MOVE_AFTER_S * options.fps {
+                if (frame - since) as f64 >= ANSWER_MOVE_AFTER_S * fps {
                     undecided_since = None;
                     if let Some(actions) = true_move(&referee, truth) {
                         match referee.play(&actions, frame) {
@@ -868,4 +879,22 @@ fn write_event(out: &mut impl Write, referee: &Referee, event: &RefereeEvent) ->
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rendered_games_own_frame_rate_times_its_labels_unless_one_is_given() {
+        let dir = std::env::temp_dir().join(format!("tablesight-fps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let source = Source::Frames(&dir);
+        assert_eq!(recording_fps(&source, None), vision::DEFAULT_FPS);
+        std::fs::write(dir.join("game.json"), r#"{"fps": 30}"#).unwrap();
+        assert_eq!(recording_fps(&source, None), 30.0);
+        assert_eq!(recording_fps(&source, Some(12.0)), 12.0);
+        assert_eq!(recording_fps(&Source::Camera(0), None), vision::DEFAULT_FPS);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

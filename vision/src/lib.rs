@@ -23,5 +23,6 @@ pub use reader::{
     Plan, ReaderSettings, Reading, Views, tract_plan,
 };
 pub use source::{
-    CameraSource, Frame, FrameFiles, FrameSource, Pace, RecordedFrame, RecordingHeader, SourceEvent,
+    CameraSource, DEFAULT_FPS, Frame, FrameFiles, FrameSource, Pace, RecordedFrame,
+    RecordingHeader, SourceEvent, game_fps,
 };

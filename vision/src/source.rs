@@ -422,7 +422,7 @@ impl FrameSource for FrameFiles {
 }
 
 /// The `fps` of a rendered game's `game.json`, if it has one.
-fn game_fps(dir: &Path) -> Option<f64> {
+pub fn game_fps(dir: &Path) -> Option<f64> {
     let text = std::fs::read_to_string(dir.join("game.json")).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     value["fps"]
