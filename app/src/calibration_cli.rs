@@ -236,6 +236,14 @@ pub(crate) fn camera_for(
     let size = [frame.width, frame.height];
     if let Some(path) = saved {
         let saved = read_saved(path)?;
+        if saved.mat != layout.name {
+            bail!(
+                "{} was made for the mat \"{}\", not \"{}\"",
+                path.display(),
+                saved.mat,
+                layout.name
+            );
+        }
         if saved.image_size_px != size {
             bail!(
                 "{} was made for {}x{} frames, this image is {}x{}",

@@ -116,7 +116,10 @@ pub struct RecordOptions<'a> {
 /// The limit of `--seconds`, refused unless positive.
 pub fn seconds_limit(seconds: Option<f64>) -> Result<Option<Duration>> {
     match seconds {
-        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) if s > 0.0 => match Duration::try_from_secs_f64(s) {
+            Ok(limit) => Ok(Some(limit)),
+            Err(_) => bail!("--seconds {s}: too long a time"),
+        },
         Some(s) => bail!("--seconds {s}: give a positive number of seconds"),
         None => Ok(None),
     }
@@ -162,8 +165,9 @@ pub fn record(out: &mut impl Write, options: &RecordOptions<'_>) -> Result<Outco
     Ok(Outcome::Ok)
 }
 
-/// Creates the folder, refusing one that already holds a recording.
-fn prepare_folder(dir: &Path) -> Result<()> {
+/// Creates the folder, refusing one that already holds a recording (a camera's frames
+/// cannot be had again).
+pub(crate) fn prepare_folder(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     if dir.join(RECORDING_INDEX).exists() {
         bail!(

@@ -179,15 +179,16 @@ enum Command {
         /// A folder with other finder.onnx, reader.onnx or both than the shipped ones.
         #[arg(long)]
         models: Option<PathBuf>,
-        /// Frames each reading is voted with before it counts (the reader path).
-        #[arg(long, default_value_t = 5)]
+        /// Frames each reading is voted with before it counts (the reader path; 1 to 60).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=60))]
         vote_frames: u32,
         /// Frames a second of a folder of frames without an index (default: its game.json's,
         /// else 15).
         #[arg(long)]
         fps: Option<f64>,
-        /// Frames in a row a reading must hold, with no hand over the table, to count.
-        #[arg(long, default_value_t = 3)]
+        /// Frames in a row a reading must hold, with no hand over the table, to count (1 to
+        /// 60).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=60))]
         settle_frames: u32,
         /// Print one JSON object: actions, flags, desyncs, notes, prestige.
         #[arg(long)]
@@ -321,11 +322,12 @@ enum SynthCommand {
         actions: Option<usize>,
         #[arg(long, default_value = "640x480", value_parser = synth_cli::parse_size)]
         size: (usize, usize),
-        #[arg(long, default_value_t = 15)]
+        /// Frames a second (1 to 120).
+        #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=120))]
         fps: u32,
         /// The share of placements before which a player rests a hand over a die for a few
         /// seconds (0 to 1).
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, default_value_t = 0.0, value_parser = synth_cli::parse_share)]
         rest_share: f64,
         /// Sprites from this folder instead of the committed ones.
         #[arg(long)]

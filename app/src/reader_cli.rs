@@ -441,6 +441,14 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
             )
         })?
         .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|path| {
+            let extension = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .unwrap_or_default();
+            ["jpg", "jpeg", "png", "webp", "bmp", "tif", "tiff"]
+                .contains(&extension.to_ascii_lowercase().as_str())
+        })
         .collect();
     photos.sort();
     photos
@@ -451,7 +459,11 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
             let (w, h) = (image.0 as f32, image.1 as f32);
             let stem = photo.file_stem().unwrap_or_default();
             let label = dir.join("labels").join(stem).with_extension("txt");
-            let text = std::fs::read_to_string(&label).unwrap_or_default();
+            // No label file: no dice in the photo, as in YOLO's own sets.
+            let text = match std::fs::read_to_string(&label) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+                read => read.with_context(|| format!("cannot read {}", label.display()))?,
+            };
             let mut truths = Vec::new();
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
                 let fields: Vec<f32> = line
@@ -465,6 +477,20 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
                         label.display()
                     );
                 };
+                let unit = 0.0..=1.0;
+                if !(0.0..=5.0).contains(&k) || k.fract() != 0.0 {
+                    bail!(
+                        "{}: the class of {line:?} is not a die's value less one (0 to 5)",
+                        label.display()
+                    );
+                }
+                if ![cx, cy, bw, bh].iter().all(|v| unit.contains(v)) || bw == 0.0 || bh == 0.0
+                {
+                    bail!(
+                        "{}: the box of {line:?} is not within the photo (centre, width and height are shares of its size, 0 to 1)",
+                        label.display()
+                    );
+                }
                 truths.push(Truth {
                     die: true,
                     value: k as u8 + 1,

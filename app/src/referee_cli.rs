@@ -204,7 +204,7 @@ enum Eyes {
     /// Readings saved by `--save-readings`, an observation per line.
     Saved {
         path: PathBuf,
-        lines: std::io::Lines<BufReader<File>>,
+        lines: std::iter::Peekable<std::io::Lines<BufReader<File>>>,
     },
     /// The frames' pixels (a camera, a recording, a rendered game), through the reader and
     /// the calibration.
@@ -313,7 +313,7 @@ impl Eyes {
                 eprintln!("referee the readings of {}", file.display());
                 return Ok(Self::Saved {
                     path: file.to_path_buf(),
-                    lines: BufReader::new(lines).lines(),
+                    lines: BufReader::new(lines).lines().peekable(),
                 });
             }
             Source::Frames(dir) => Box::new(FrameFiles::folder(dir, options.fps, options.pace)?),
@@ -368,8 +368,23 @@ impl Eyes {
                     return Ok(None);
                 };
                 let line = line.with_context(|| format!("cannot read {}", path.display()))?;
-                let observation: Observation = serde_json::from_str(&line)
-                    .with_context(|| format!("{} line {}", path.display(), frame + 1))?;
+                let observation: Observation = match serde_json::from_str(&line) {
+                    Ok(observation) => observation,
+                    // The last line of a referee stopped while it wrote: the readings end
+                    // before it, as a recording's index does.
+                    Err(e) if lines.peek().is_none() && e.is_eof() => {
+                        eprintln!(
+                            "{} line {}: cut short, the readings end before it",
+                            path.display(),
+                            frame + 1
+                        );
+                        return Ok(None);
+                    }
+                    Err(e) => {
+                        return Err(e)
+                            .with_context(|| format!("{} line {}", path.display(), frame + 1));
+                    }
+                };
                 if observation.frame != frame {
                     bail!(
                         "{} line {} is the reading of frame {}: a file of readings has every frame in order",

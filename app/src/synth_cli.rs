@@ -11,6 +11,14 @@ use synth::{SpriteSheet, Studio};
 use crate::cli::Outcome;
 
 /// Parses `640x480`.
+/// A share from 0 to 1, such as `--rest-share 0.5`.
+pub fn parse_share(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(share) if (0.0..=1.0).contains(&share) => Ok(share),
+        _ => Err(format!("{text} is not a share from 0 to 1")),
+    }
+}
+
 pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
     let (w, h) = text
         .split_once(['x', 'X'])
@@ -86,6 +94,7 @@ pub struct GameOptions<'a> {
 }
 
 pub fn game(out: &mut impl Write, options: &GameOptions<'_>) -> anyhow::Result<Outcome> {
+    crate::capture_cli::prepare_folder(options.dir)?;
     let studio = studio(options.sprites)?;
     let summary = synth::render_game(
         &studio,

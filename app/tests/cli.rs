@@ -534,6 +534,29 @@ fn detect_with_a_calibration_names_each_items_place() {
     ]);
     assert_eq!(code, 1);
     assert!(stderr.contains("was made for 1280x720 frames"), "{stderr}");
+
+    // So is one made for another mat, and one whose lens no camera has.
+    let dir = temp_dir("calibration-refused");
+    let text = std::fs::read_to_string(&calibration).unwrap();
+    for (name, changed, says) in [
+        (
+            "other-mat.json",
+            text.replacen("\"A2 play mat", "\"Another play mat", 1),
+            "was made for the mat \"Another play mat",
+        ),
+        (
+            "no-lens.json",
+            text.replacen("\"fx_px\": ", "\"fx_px\": -", 1),
+            "focal length",
+        ),
+    ] {
+        assert_ne!(changed, text, "{name}");
+        let bad = dir.join(name);
+        std::fs::write(&bad, changed).unwrap();
+        let (code, _, stderr) = run(&["detect", &frame, "--calibration", bad.to_str().unwrap()]);
+        assert_eq!(code, 1, "{name}: {stderr}");
+        assert!(stderr.contains(says), "{name}: {stderr}");
+    }
 }
 
 #[test]
@@ -652,4 +675,56 @@ fn cameras_says_when_there_is_none() {
         "{stderr}"
     );
     assert!(!dir.exists());
+}
+
+#[test]
+fn eval_refuses_labels_that_are_no_die_and_skips_files_that_are_no_image() {
+    let dir = temp_dir("eval-bad-labels");
+    std::fs::create_dir_all(dir.join("images")).unwrap();
+    std::fs::create_dir_all(dir.join("labels")).unwrap();
+    std::fs::copy(
+        path("reader/real/images/00001_8a6df7fc.jpg"),
+        dir.join("images/photo.jpg"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("images/README.md"), "where these photos come from").unwrap();
+    let set = dir.to_str().unwrap();
+    for (line, says) in [
+        ("0 0.5 0.5 0.1 0.1", None),
+        ("9 0.5 0.5 0.1 0.1", Some("not a die's value less one")),
+        ("2 1.5 0.5 0.1 0.1", Some("not within the photo")),
+        ("2 0.5 0.5 0.1 NaN", Some("not within the photo")),
+    ] {
+        std::fs::write(dir.join("labels/photo.txt"), line).unwrap();
+        let (code, _, stderr) = run(&["eval", set]);
+        match says {
+            None => assert_eq!(code, 0, "{line}: {stderr}"),
+            Some(says) => {
+                assert_eq!(code, 1, "{line}: {stderr}");
+                assert!(stderr.contains(says), "{line}: {stderr}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_rendered_game_is_never_written_over_a_cameras_recording() {
+    let dir = temp_dir("game-over-recording");
+    let index = dir.join("frames.jsonl");
+    std::fs::write(&index, "a camera's recording\n").unwrap();
+    let (code, _, stderr) = run(&[
+        "synth",
+        "game",
+        "--out",
+        dir.to_str().unwrap(),
+        "--actions",
+        "1",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("already holds a recording"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&index).unwrap(),
+        "a camera's recording\n"
+    );
+    assert!(!dir.join("game.json").exists());
 }

@@ -424,6 +424,15 @@ fn saved_readings_are_refereed_again_as_they_were_read() {
     for key in ["actions", "flags", "desyncs", "prestige"] {
         assert_eq!(again[key], oracle[key], "{key}");
     }
+    // A last line cut short (a referee stopped while it wrote) ends the readings there.
+    let text = std::fs::read_to_string(&saved).unwrap();
+    std::fs::write(&saved, &text[..text.trim_end().len() - 10]).unwrap();
+    let (code, _, stderr) = tablesight(&["referee", &saved, "--setup", &setup, "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("cut short, the readings end before it"),
+        "{stderr}"
+    );
     // A damaged line is named.
     let text = std::fs::read_to_string(&saved).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();

@@ -80,7 +80,47 @@ impl SavedCalibration {
                 saved.format, saved.version
             )));
         }
-        Ok(saved)
+        match saved.impossible() {
+            Some(problem) => Err(CalibrationError::FileFormat(problem)),
+            None => Ok(saved),
+        }
+    }
+
+    /// What no camera could have: numbers that are not finite, an empty frame, a focal
+    /// length beyond any lens's (a field of view over 168 degrees, or under 0.6), a distortion
+    /// term beyond any lens's (a webcam's k1 is a few tenths), the mat behind the camera.
+    fn impossible(&self) -> Option<String> {
+        const MAX_DISTORTION: f64 = 10.0;
+        let k = &self.intrinsics;
+        let lens = [k.fx_px, k.fy_px, k.cx_px, k.cy_px, k.k1, k.k2];
+        let numbers = lens
+            .iter()
+            .chain(&self.rotation_rad)
+            .chain(&self.translation_mm);
+        if !numbers.copied().all(f64::is_finite) {
+            return Some("a number of its lens or pose is not finite".to_owned());
+        }
+        let longer = self.image_size_px[0].max(self.image_size_px[1]) as f64;
+        if self.image_size_px.contains(&0) {
+            return Some("its frame size is empty".to_owned());
+        }
+        let focal = longer / 20.0..=longer * 100.0;
+        if !focal.contains(&k.fx_px) || !focal.contains(&k.fy_px) {
+            return Some(format!(
+                "its focal length ({:.1}, {:.1} px) is no lens's for {}x{} frames",
+                k.fx_px, k.fy_px, self.image_size_px[0], self.image_size_px[1]
+            ));
+        }
+        if k.k1.abs() > MAX_DISTORTION || k.k2.abs() > MAX_DISTORTION {
+            return Some(format!(
+                "its distortion terms (k1 {}, k2 {}) are no lens's",
+                k.k1, k.k2
+            ));
+        }
+        if self.translation_mm[2] <= 0.0 {
+            return Some("it puts the mat behind the camera".to_owned());
+        }
+        None
     }
 
     /// Checks that this calibration fits a frame of `size` in which `detections` were

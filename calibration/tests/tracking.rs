@@ -183,6 +183,28 @@ fn a_saved_calibration_round_trips_and_says_when_it_no_longer_fits() {
 }
 
 #[test]
+fn a_saved_calibration_no_camera_could_have_is_refused() {
+    let layout = MatLayout::a2();
+    let saved = SavedCalibration::new(&true_camera(), &layout, [1280, 720], (0.2, 0.5));
+    let refused = |change: fn(&mut SavedCalibration)| {
+        let mut bad = saved.clone();
+        change(&mut bad);
+        SavedCalibration::from_json(&bad.to_json())
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(SavedCalibration::from_json(&saved.to_json()).is_ok());
+    let error = refused(|c| c.intrinsics.fx_px = 0.0);
+    assert!(error.contains("focal length"), "{error}");
+    let error = refused(|c| c.intrinsics.k1 = 1e6);
+    assert!(error.contains("distortion"), "{error}");
+    let error = refused(|c| c.translation_mm[2] = -800.0);
+    assert!(error.contains("behind the camera"), "{error}");
+    let error = refused(|c| c.image_size_px = [0, 720]);
+    assert!(error.contains("empty"), "{error}");
+}
+
+#[test]
 fn a_distant_low_resolution_camera_is_warned_about() {
     let layout = MatLayout::a2();
     let good = view_quality(&true_camera(), &layout, 1280, 720);

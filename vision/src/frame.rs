@@ -31,6 +31,11 @@ pub fn read_rgb(path: &Path) -> Result<RgbImage, VisionError> {
     Ok(read_image(path)?.into_rgb8())
 }
 
+/// The longest side of a picture read: a 200-megapixel phone's photos are 16,320 px wide. A
+/// file that declares more (a corrupt header, a panorama) is refused before its pixels are
+/// allocated.
+pub const MAX_SIDE_PX: u32 = 16_384;
+
 fn read_image(path: &Path) -> Result<DynamicImage, VisionError> {
     let error = |reason: String| VisionError::Image {
         path: path.to_owned(),
@@ -52,6 +57,12 @@ fn read_image(path: &Path) -> Result<DynamicImage, VisionError> {
             )),
             e => error(e.to_string()),
         })?;
+    let (width, height) = decoder.dimensions();
+    if width.max(height) > MAX_SIDE_PX {
+        return Err(error(format!(
+            "the picture is {width}x{height} px; Tablesight reads pictures of up to {MAX_SIDE_PX} px a side"
+        )));
+    }
     let orientation = decoder.orientation().map_err(|e| error(e.to_string()))?;
     let mut image = DynamicImage::from_decoder(decoder).map_err(|e| error(e.to_string()))?;
     image.apply_orientation(orientation);
@@ -153,6 +164,21 @@ mod tests {
         assert!(jpeg_truncated(&whole[..whole.len() / 2]));
         assert!(jpeg_truncated(&whole[..3]));
         assert!(!jpeg_truncated(b"\x89PNG\r\n\x1a\n"));
+    }
+
+    #[test]
+    fn a_picture_too_large_to_read_is_refused_before_its_pixels_are_allocated() {
+        // The fixture's frame header (walked to by the segments' lengths, past the EXIF
+        // thumbnail's) made to declare 65,000 x 65,000 px: 12 GB of RGB.
+        let mut jpeg = fixture_jpeg();
+        let mut at = 2;
+        while !matches!(jpeg[at + 1], 0xC0 | 0xC2) {
+            at += 2 + usize::from(u16::from_be_bytes([jpeg[at + 2], jpeg[at + 3]]));
+        }
+        jpeg[at + 5..at + 9].copy_from_slice(&[0xFD, 0xE8, 0xFD, 0xE8]);
+        let error = error_reading("tablesight-huge.jpg", &jpeg, read_rgb);
+        assert!(error.contains("65000x65000"), "{error}");
+        assert!(error.contains("16384 px"), "{error}");
     }
 
     #[test]

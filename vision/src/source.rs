@@ -263,8 +263,9 @@ fn frames_error(path: &Path, reason: impl fmt::Display) -> VisionError {
     }
 }
 
+/// A frame a minute to a thousand a second: what a camera or a time-lapse gives.
 fn checked_fps(path: &Path, fps: f64) -> Result<f64, VisionError> {
-    if fps.is_finite() && fps > 0.0 {
+    if (1.0 / 60.0..=1000.0).contains(&fps) {
         Ok(fps)
     } else {
         Err(frames_error(path, format!("{fps} is not a frame rate")))
@@ -451,9 +452,15 @@ fn numbered_frames(dir: &Path, fps: f64) -> Result<Vec<Entry>, VisionError> {
         else {
             continue;
         };
+        let timestamp = Duration::try_from_secs_f64(number as f64 / fps).map_err(|_| {
+            frames_error(
+                dir,
+                format!("frame {number} at {fps} fps is too late a time"),
+            )
+        })?;
         entries.push(Entry {
             number,
-            timestamp: Duration::from_secs_f64(number as f64 / fps),
+            timestamp,
             path,
         });
     }
@@ -495,12 +502,15 @@ fn read_recording(dir: &Path, index: &Path) -> Result<(RecordingHeader, Vec<Entr
             Err(_) if k + 1 == lines.len() => break,
             Err(e) => return Err(frames_error(index, format!("line {}: {e}", i + 1))),
         };
-        if !(frame.timestamp_ms.is_finite() && frame.timestamp_ms >= 0.0) {
+        let Some(timestamp) = (frame.timestamp_ms >= 0.0)
+            .then(|| Duration::try_from_secs_f64(frame.timestamp_ms / 1000.0).ok())
+            .flatten()
+        else {
             return Err(frames_error(
                 index,
                 format!("line {}: {} is not a time", i + 1, frame.timestamp_ms),
             ));
-        }
+        };
         let file = Path::new(&frame.file);
         if file.is_absolute() || file.components().count() != 1 {
             return Err(frames_error(
@@ -510,7 +520,7 @@ fn read_recording(dir: &Path, index: &Path) -> Result<(RecordingHeader, Vec<Entr
         }
         entries.push(Entry {
             number: frame.number,
-            timestamp: Duration::from_secs_f64(frame.timestamp_ms / 1000.0),
+            timestamp,
             path: dir.join(file),
         });
     }

@@ -607,6 +607,26 @@ fn folders_without_frames_and_bad_rates_are_clear_errors() {
         error.contains("line 1 is not a recording header"),
         "{error}"
     );
+    let error = FrameFiles::files(game_frames(), 1e-300, Pace::Fastest)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("is not a frame rate"), "{error}");
+    // A time past what a clock can hold is an error, not a panic.
+    let header = serde_json::to_string(&RecordingHeader::new("stand-in", None)).unwrap();
+    let mut late = serde_json::to_value(RecordedFrame::new(0, Duration::ZERO)).unwrap();
+    late["timestamp_ms"] = serde_json::json!(1e300);
+    std::fs::write(
+        dir.join(RECORDING_INDEX),
+        format!("{header}\n{late}\n{late}\n"),
+    )
+    .unwrap();
+    let error = FrameFiles::folder(&dir, None, Pace::Fastest)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("line 2: 1") && error.ends_with("is not a time"),
+        "{error}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
