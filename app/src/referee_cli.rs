@@ -626,6 +626,15 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
     if let Some(mut readings) = readings {
         readings.flush()?;
     }
+    if frames == 0 {
+        bail!(
+            "{} gave no frame to referee",
+            match options.source {
+                Source::Frames(path) => path.display().to_string(),
+                Source::Camera(index) => format!("camera {index}"),
+            }
+        );
+    }
     let seconds = started.elapsed().as_secs_f64();
     let state = referee.state();
     let prestige: BTreeMap<_, _> = state

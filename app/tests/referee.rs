@@ -649,3 +649,25 @@ fn watching_a_recording_prints_the_figures_of_the_camera_path() {
     assert!(read >= 1);
     assert_eq!(read + passed, 6, "{figures}");
 }
+
+#[test]
+fn a_recording_whose_frames_are_all_missing_is_an_error() {
+    let dir = scratch("all-missing");
+    std::fs::write(
+        dir.join("frames.jsonl"),
+        "{\"format\": \"tablesight-recording\", \"version\": 1, \"camera\": \"gone\", \"mode\": null}\n\
+         {\"number\": 0, \"file\": \"frame-00000.jpg\", \"timestamp_ms\": 0.0}\n",
+    )
+    .unwrap();
+    let setup =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/game-3p-seed161.json");
+    let (code, _, stderr) = tablesight(&[
+        "referee",
+        &dir.to_string_lossy(),
+        "--setup",
+        &setup.to_string_lossy(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("frame-00000.jpg"), "{stderr}");
+    assert!(stderr.contains("gave no frame to referee"), "{stderr}");
+}

@@ -426,6 +426,12 @@ impl DiceReader {
     pub fn from_folder(dir: &Path) -> Result<DiceReader, VisionError> {
         let file = |name: &str| Some(dir.join(name)).filter(|path| path.is_file());
         let (finder, reader) = (file("finder.onnx"), file("reader.onnx"));
+        if !dir.is_dir() {
+            return Err(model_error(
+                &dir.display().to_string(),
+                "no such folder (a folder of finder.onnx, reader.onnx or both is wanted)",
+            ));
+        }
         if finder.is_none() && reader.is_none() {
             return Err(model_error(
                 &dir.display().to_string(),

@@ -117,6 +117,21 @@ fn real_photos_of_unseen_dice_are_found_and_read() {
     );
 }
 
+#[test]
+fn a_models_folder_that_is_missing_or_holds_no_model_is_a_clear_error() {
+    let missing = Path::new("/nonexistent/models");
+    let error = DiceReader::from_folder(missing).err().unwrap().to_string();
+    assert!(error.contains("no such folder"), "{error}");
+    let empty = std::env::temp_dir().join(format!("tablesight-no-models-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let error = DiceReader::from_folder(&empty).err().unwrap().to_string();
+    std::fs::remove_dir_all(&empty).unwrap();
+    assert!(
+        error.contains("holds neither finder.onnx nor reader.onnx"),
+        "{error}"
+    );
+}
+
 /// The leave-out reader (`models/leave-out`: reader 32's recipe trained from scratch at width
 /// 24 without a single byler-d6 photo, run L24u of `models/HISTORY.md`, the model card's
 /// estimate for dice nobody here has seen) beside the shipped finder, as `--models
