@@ -216,8 +216,8 @@ enum Eyes {
         models: Option<PathBuf>,
         /// The referee's vote window, which the reads of a still table fill.
         vote_frames: u32,
-        /// Made at the first frame whose camera is known.
-        table: Option<Box<TableReader>>,
+        /// Made at the first frame whose camera is known, with that frame's size.
+        table: Option<(Box<TableReader>, (u32, u32))>,
         timing: Box<Timing>,
     },
 }
@@ -443,16 +443,29 @@ impl Eyes {
                         return Ok(Some(hidden));
                     };
                     eprintln!("calibrated from frame {frame}");
-                    *table = Some(Box::new(TableReader::new(
+                    let reader = TableReader::new(
                         dice_reader(models.as_deref())?,
                         camera,
                         layout.clone(),
                         *vote_frames,
-                    )));
+                    );
+                    *table = Some((Box::new(reader), image.dimensions()));
                 }
-                let Some(table) = table else {
+                let Some((table, size)) = table else {
                     return Ok(Some(hidden));
                 };
+                if image.dimensions() != *size {
+                    // The calibration places nothing right in a frame of another size: the
+                    // table goes unseen over it, as under a hand.
+                    eprintln!(
+                        "frame {frame} is {}x{} where the calibrated frames are {}x{}: not read",
+                        image.width(),
+                        image.height(),
+                        size.0,
+                        size.1
+                    );
+                    return Ok(Some(hidden));
+                }
                 let reading = Instant::now();
                 let (_, observation) = table.observe(&image, state, frame, time_s)?;
                 timing

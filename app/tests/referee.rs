@@ -671,3 +671,29 @@ fn a_recording_whose_frames_are_all_missing_is_an_error() {
     assert!(stderr.contains("frame-00000.jpg"), "{stderr}");
     assert!(stderr.contains("gave no frame to referee"), "{stderr}");
 }
+
+#[test]
+fn a_frame_of_another_size_than_the_calibrated_ones_is_not_read() {
+    let dir = scratch("other-size");
+    let view = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mat-view-front.jpg");
+    for n in 0..3 {
+        std::fs::copy(&view, dir.join(format!("frame-{n:05}.jpg"))).unwrap();
+    }
+    image::RgbImage::new(64, 48)
+        .save(dir.join("frame-00003.jpg"))
+        .unwrap();
+    let setup =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/game-3p-seed161.json");
+    let (code, _, stderr) = tablesight(&[
+        "referee",
+        &dir.to_string_lossy(),
+        "--setup",
+        &setup.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("calibrated from frame 0"), "{stderr}");
+    assert!(
+        stderr.contains("frame 3 is 64x48 where the calibrated frames are 1280x720: not read"),
+        "{stderr}"
+    );
+}
