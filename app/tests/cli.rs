@@ -96,6 +96,7 @@ fn check_lists_every_problem_of_a_setup() {
         "setup.players[4]: Red is listed twice",
         "setup.towers.b: no tile \"no-such-tile\" in the tile catalogue",
         "the tile \"blue-odd\" is used twice",
+        "setup: the tile \"colourless\": the restriction allows no colour",
     ] {
         assert!(
             stderr.contains(expected),

@@ -106,6 +106,8 @@ pub struct MatLayout {
 const SHIPPED_A2: &str = include_str!("../data/mat-a2.json");
 /// At least this many markers, so that any four of eight around the edge still suffice.
 const MIN_MARKERS: usize = 8;
+/// A mat's sides, in mm: from a sheet of A5 to a table of two metres.
+const MAT_SIDE_MM: std::ops::RangeInclusive<f64> = 148.0..=2000.0;
 
 impl MatLayout {
     /// The A2 mat that ships with Tablesight (`calibration/data/mat-a2.json`).
@@ -142,6 +144,15 @@ impl MatLayout {
                 self.format, self.version
             ));
         }
+        if !self.size_mm.iter().all(|side| MAT_SIDE_MM.contains(side)) {
+            problems.push(format!(
+                "size_mm: a mat is {} to {} mm a side, not {} x {} mm",
+                MAT_SIDE_MM.start(),
+                MAT_SIDE_MM.end(),
+                self.size_mm[0],
+                self.size_mm[1]
+            ));
+        }
         if self.markers.len() < MIN_MARKERS {
             problems.push(format!(
                 "markers: the mat needs at least {MIN_MARKERS} markers, the file lists {}",
@@ -158,6 +169,14 @@ impl MatLayout {
                     "markers[{i}]: marker {} does not fit on the mat",
                     marker.id
                 ));
+            }
+            for other in &self.markers[i + 1..] {
+                if marker.bounds().overlaps(&other.bounds()) {
+                    problems.push(format!(
+                        "markers[{i}]: marker {} overlaps marker {}",
+                        marker.id, other.id
+                    ));
+                }
             }
         }
         let mut names = BTreeSet::new();
@@ -221,12 +240,19 @@ mod tests {
         layout.markers[1].id = layout.markers[0].id;
         layout.zones[0].center_mm = [297.0, 30.0];
         layout.zones[1].center_mm = layout.zones[2].center_mm;
+        layout.markers[3].center_mm = layout.markers[2].center_mm;
+        layout.size_mm[1] = 1e9;
         let json = serde_json::to_string(&layout).unwrap();
         let Err(CalibrationError::InvalidLayout(problems)) = MatLayout::from_json(&json) else {
             panic!("a broken layout was accepted");
         };
         let text = problems.join("\n");
         assert!(text.contains("the id 0 is used twice"), "{text}");
+        assert!(
+            text.contains("a mat is 148 to 2000 mm a side, not 594 x 1000000000 mm"),
+            "{text}"
+        );
+        assert!(text.contains("overlaps marker"), "{text}");
         assert!(text.contains("\"tower-a\" covers marker"), "{text}");
         assert!(
             text.contains("\"tower-central\" overlaps \"tower-b\""),

@@ -134,6 +134,10 @@ impl GameSetup {
         // rather than listed (a playout starts here).
         let tiles = || towers.iter().flatten().chain(&stack);
         for (i, tile) in tiles().enumerate() {
+            // A tile written out in the set-up is checked as the catalogue's are.
+            for problem in tile.problems() {
+                problems.push(format!("setup: the tile \"{}\": {problem}", tile.id));
+            }
             if tiles().take(i).any(|earlier| earlier.id == tile.id) {
                 problems.push(format!(
                     "setup: the tile \"{}\" is used twice; each printed tile exists once",

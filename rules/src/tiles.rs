@@ -179,7 +179,7 @@ impl Tile {
         self.bonuses[pillar.index()]
     }
 
-    fn problems(&self) -> Vec<String> {
+    pub(crate) fn problems(&self) -> Vec<String> {
         let mut problems = self.restriction.problems();
         if self.id.trim().is_empty() {
             problems.push("the tile has an empty id".to_owned());
