@@ -454,8 +454,9 @@ fn labelled_set(dir: &Path) -> Result<Vec<Labelled>> {
     photos
         .into_iter()
         .map(|photo| {
+            // The decoder's error repeats its cause in its own words: said once.
             let image = image::image_dimensions(&photo)
-                .with_context(|| format!("cannot read {}", photo.display()))?;
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", photo.display()))?;
             let (w, h) = (image.0 as f32, image.1 as f32);
             let stem = photo.file_stem().unwrap_or_default();
             let label = dir.join("labels").join(stem).with_extension("txt");

@@ -697,3 +697,29 @@ fn a_frame_of_another_size_than_the_calibrated_ones_is_not_read() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_journal_cut_short_is_refused_and_its_cause_said_once() {
+    let dir = scratch("journal-cut");
+    let journal = dir.join("journal.json");
+    std::fs::write(&journal, "{\"format\": \"tablesight-ga").unwrap();
+    std::fs::write(tablesight::referee_cli::notes_path(&journal), "{}").unwrap();
+    let game = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/synth/game");
+    let (code, _, stderr) = tablesight(&[
+        "referee",
+        &game.to_string_lossy(),
+        "--setup",
+        &game.join("record.json").to_string_lossy(),
+        "--oracle",
+        "--journal",
+        &journal.to_string_lossy(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("cannot be replayed"), "{stderr}");
+    assert_eq!(stderr.matches("EOF while parsing").count(), 1, "{stderr}");
+    // Nothing of it is lost.
+    assert_eq!(
+        std::fs::read_to_string(&journal).unwrap(),
+        "{\"format\": \"tablesight-ga"
+    );
+}

@@ -6,8 +6,10 @@ use rules::{RecordError, SetupError};
 pub enum RefereeError {
     #[error(transparent)]
     Setup(#[from] SetupError),
+    /// Its cause is in its words, not behind it as a source, so that a chain of errors
+    /// says it once.
     #[error("the journal's game record cannot be replayed: {0}")]
-    Record(#[from] RecordError),
+    Record(RecordError),
     #[error("the journal cannot be read: {0}")]
     Journal(String),
     #[error("no illegal move is flagged")]
@@ -18,6 +20,12 @@ pub enum RefereeError {
     NotUnsure(String),
     #[error("{0}")]
     Illegal(String),
+}
+
+impl From<RecordError> for RefereeError {
+    fn from(error: RecordError) -> Self {
+        Self::Record(error)
+    }
 }
 
 impl From<serde_json::Error> for RefereeError {
