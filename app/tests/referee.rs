@@ -650,6 +650,19 @@ fn watching_a_recording_prints_the_figures_of_the_camera_path() {
     assert_eq!(read + passed, 6, "{figures}");
 }
 
+/// `tablesight referee DIR` with the set-up of a fixture game: its exit code and errors.
+fn referee_folder(dir: &Path) -> (i32, String) {
+    let setup =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/game-3p-seed161.json");
+    let (code, _, stderr) = tablesight(&[
+        "referee",
+        &dir.to_string_lossy(),
+        "--setup",
+        &setup.to_string_lossy(),
+    ]);
+    (code, stderr)
+}
+
 #[test]
 fn a_recording_whose_frames_are_all_missing_is_an_error() {
     let dir = scratch("all-missing");
@@ -659,14 +672,7 @@ fn a_recording_whose_frames_are_all_missing_is_an_error() {
          {\"number\": 0, \"file\": \"frame-00000.jpg\", \"timestamp_ms\": 0.0}\n",
     )
     .unwrap();
-    let setup =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/game-3p-seed161.json");
-    let (code, _, stderr) = tablesight(&[
-        "referee",
-        &dir.to_string_lossy(),
-        "--setup",
-        &setup.to_string_lossy(),
-    ]);
+    let (code, stderr) = referee_folder(&dir);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("frame-00000.jpg"), "{stderr}");
     assert!(stderr.contains("gave no frame to referee"), "{stderr}");
@@ -682,14 +688,7 @@ fn a_frame_of_another_size_than_the_calibrated_ones_is_not_read() {
     image::RgbImage::new(64, 48)
         .save(dir.join("frame-00003.jpg"))
         .unwrap();
-    let setup =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/game-3p-seed161.json");
-    let (code, _, stderr) = tablesight(&[
-        "referee",
-        &dir.to_string_lossy(),
-        "--setup",
-        &setup.to_string_lossy(),
-    ]);
+    let (code, stderr) = referee_folder(&dir);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("calibrated from frame 0"), "{stderr}");
     assert!(
