@@ -184,7 +184,7 @@ enum Command {
         vote_frames: u32,
         /// Frames a second of a folder of frames without an index (default: its game.json's,
         /// else 15).
-        #[arg(long)]
+        #[arg(long, value_parser = referee_cli::parse_fps)]
         fps: Option<f64>,
         /// Frames in a row a reading must hold, with no hand over the table, to count (1 to
         /// 60).
@@ -226,7 +226,7 @@ enum Command {
         tiles: Option<PathBuf>,
         /// Frames a second of a folder of frames without an index (default: its game.json's,
         /// else 15).
-        #[arg(long)]
+        #[arg(long, value_parser = referee_cli::parse_fps)]
         fps: Option<f64>,
         /// Stop after this many seconds, and print the figures: reading time, latency from
         /// capture to reading, frames passed over, CPU use.

@@ -480,6 +480,16 @@ impl Eyes {
     }
 }
 
+/// `--fps`: one of [`vision::FRAME_RATES`], as a recording's folder takes.
+pub fn parse_fps(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(fps) if vision::FRAME_RATES.contains(&fps) => Ok(fps),
+        _ => Err(format!(
+            "{text} is not a frame rate (a frame a minute, 0.0167, to 1000 a second)"
+        )),
+    }
+}
+
 /// Frames a second of a rendered game's labels (`--oracle`) and of the answers' delay:
 /// `fps` when given, else the folder's `game.json`'s, else [`vision::DEFAULT_FPS`].
 fn recording_fps(source: &Source<'_>, fps: Option<f64>) -> f64 {
@@ -933,5 +943,14 @@ mod tests {
         assert_eq!(recording_fps(&source, Some(12.0)), 12.0);
         assert_eq!(recording_fps(&Source::Camera(0), None), vision::DEFAULT_FPS);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_frame_rate_is_one_a_recording_can_have() {
+        assert_eq!(parse_fps("30"), Ok(30.0));
+        for bad in ["0", "-15", "1e-300", "NaN", "inf", "fast"] {
+            let error = parse_fps(bad).unwrap_err();
+            assert!(error.contains("is not a frame rate"), "{bad}: {error}");
+        }
     }
 }

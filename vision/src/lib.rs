@@ -23,6 +23,6 @@ pub use reader::{
     Plan, ReaderSettings, Reading, Views, tract_plan,
 };
 pub use source::{
-    CameraSource, DEFAULT_FPS, Frame, FrameFiles, FrameSource, Pace, RecordedFrame,
+    CameraSource, DEFAULT_FPS, FRAME_RATES, Frame, FrameFiles, FrameSource, Pace, RecordedFrame,
     RecordingHeader, SourceEvent, game_fps,
 };

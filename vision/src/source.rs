@@ -263,9 +263,12 @@ fn frames_error(path: &Path, reason: impl fmt::Display) -> VisionError {
     }
 }
 
-/// A frame a minute to a thousand a second: what a camera or a time-lapse gives.
+/// The frame rates of a recording: a frame a minute to a thousand a second, what a camera or
+/// a time-lapse gives.
+pub const FRAME_RATES: std::ops::RangeInclusive<f64> = 1.0 / 60.0..=1000.0;
+
 fn checked_fps(path: &Path, fps: f64) -> Result<f64, VisionError> {
-    if (1.0 / 60.0..=1000.0).contains(&fps) {
+    if FRAME_RATES.contains(&fps) {
         Ok(fps)
     } else {
         Err(frames_error(path, format!("{fps} is not a frame rate")))
