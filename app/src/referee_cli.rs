@@ -285,7 +285,8 @@ impl Timing {
 }
 
 impl Eyes {
-    fn open(options: &RefereeOptions<'_>) -> Result<Self> {
+    /// `fps`: the recording's frame rate, as [`recording_fps`] resolves it.
+    fn open(options: &RefereeOptions<'_>, fps: f64) -> Result<Self> {
         let source: Box<dyn FrameSource> = match &options.source {
             Source::Frames(dir) if options.oracle => {
                 let path = dir.join("labels.jsonl");
@@ -316,7 +317,7 @@ impl Eyes {
                     lines: BufReader::new(lines).lines().peekable(),
                 });
             }
-            Source::Frames(dir) => Box::new(FrameFiles::folder(dir, options.fps, options.pace)?),
+            Source::Frames(dir) => Box::new(FrameFiles::folder(dir, Some(fps), options.pace)?),
             Source::Camera(index) => {
                 if options.oracle {
                     bail!("--oracle reads the labels of a rendered game, not a camera");
@@ -490,19 +491,18 @@ pub fn parse_fps(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Frames a second of a rendered game's labels (`--oracle`) and of the answers' delay:
-/// `fps` when given, else the folder's `game.json`'s, else [`vision::DEFAULT_FPS`].
+/// Frames a second of a folder of frames without an index, of a rendered game's labels
+/// (`--oracle`) and of the answers' delay: [`vision::folder_fps`] for a folder.
 fn recording_fps(source: &Source<'_>, fps: Option<f64>) -> f64 {
-    fps.or_else(|| match source {
-        Source::Frames(dir) => vision::game_fps(dir),
-        Source::Camera(_) => None,
-    })
-    .unwrap_or(vision::DEFAULT_FPS)
+    match source {
+        Source::Frames(dir) => vision::folder_fps(dir, fps),
+        Source::Camera(_) => fps.unwrap_or(vision::DEFAULT_FPS),
+    }
 }
 
 pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Outcome> {
-    let mut eyes = Eyes::open(options)?;
     let fps = recording_fps(&options.source, options.fps);
+    let mut eyes = Eyes::open(options, fps)?;
     let catalogue = catalogue(options.tiles)?;
     let text = std::fs::read_to_string(options.setup)
         .with_context(|| format!("cannot read {}", options.setup.display()))?;

@@ -10,7 +10,6 @@ use synth::{SpriteSheet, Studio};
 
 use crate::cli::Outcome;
 
-/// Parses `640x480`.
 /// A share from 0 to 1, such as `--rest-share 0.5`.
 pub fn parse_share(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
@@ -19,6 +18,7 @@ pub fn parse_share(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Parses `640x480`.
 pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
     let (w, h) = text
         .split_once(['x', 'X'])

@@ -100,10 +100,10 @@ impl SavedCalibration {
         if !numbers.copied().all(f64::is_finite) {
             return Some("a number of its lens or pose is not finite".to_owned());
         }
-        let longer = self.image_size_px[0].max(self.image_size_px[1]) as f64;
         if self.image_size_px.contains(&0) {
             return Some("its frame size is empty".to_owned());
         }
+        let longer = self.image_size_px[0].max(self.image_size_px[1]) as f64;
         let focal = longer / 20.0..=longer * 100.0;
         if !focal.contains(&k.fx_px) || !focal.contains(&k.fy_px) {
             return Some(format!(

@@ -24,5 +24,5 @@ pub use reader::{
 };
 pub use source::{
     CameraSource, DEFAULT_FPS, FRAME_RATES, Frame, FrameFiles, FrameSource, Pace, RecordedFrame,
-    RecordingHeader, SourceEvent, game_fps,
+    RecordingHeader, SourceEvent, folder_fps,
 };

@@ -424,14 +424,14 @@ impl DiceReader {
     /// The models of a folder: its `finder.onnx` and `reader.onnx`, the shipped one for a
     /// file it does not hold (a folder of a reader's run holds its reader alone).
     pub fn from_folder(dir: &Path) -> Result<DiceReader, VisionError> {
-        let file = |name: &str| Some(dir.join(name)).filter(|path| path.is_file());
-        let (finder, reader) = (file("finder.onnx"), file("reader.onnx"));
         if !dir.is_dir() {
             return Err(model_error(
                 &dir.display().to_string(),
                 "no such folder (a folder of finder.onnx, reader.onnx or both is wanted)",
             ));
         }
+        let file = |name: &str| Some(dir.join(name)).filter(|path| path.is_file());
+        let (finder, reader) = (file("finder.onnx"), file("reader.onnx"));
         if finder.is_none() && reader.is_none() {
             return Err(model_error(
                 &dir.display().to_string(),

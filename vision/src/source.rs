@@ -323,10 +323,7 @@ impl FrameFiles {
             );
             (entries, label)
         } else {
-            let fps = match fps {
-                Some(fps) => checked_fps(dir, fps)?,
-                None => game_fps(dir).unwrap_or(DEFAULT_FPS),
-            };
+            let fps = checked_fps(dir, folder_fps(dir, fps))?;
             let entries = numbered_frames(dir, fps)?;
             let label = format!("{}: {} frames at {fps} fps", dir.display(), entries.len());
             (entries, label)
@@ -425,13 +422,19 @@ impl FrameSource for FrameFiles {
     }
 }
 
+/// The frame rate of a folder of frames without an index: `fps` when given, else the `fps`
+/// of the folder's `game.json` (a rendered game's), else [`DEFAULT_FPS`].
+pub fn folder_fps(dir: &Path, fps: Option<f64>) -> f64 {
+    fps.or_else(|| game_fps(dir)).unwrap_or(DEFAULT_FPS)
+}
+
 /// The `fps` of a rendered game's `game.json`, if it has one.
-pub fn game_fps(dir: &Path) -> Option<f64> {
+fn game_fps(dir: &Path) -> Option<f64> {
     let text = std::fs::read_to_string(dir.join("game.json")).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     value["fps"]
         .as_f64()
-        .filter(|fps| fps.is_finite() && *fps > 0.0)
+        .filter(|fps| FRAME_RATES.contains(fps))
 }
 
 /// `frame-NNNNN.jpg|jpeg|png` in the order of their numbers.
