@@ -318,25 +318,30 @@ pub(crate) fn fit_view(layout: &MatLayout, frame: &GrayFrame) -> Result<ViewFit>
             Err(error) => Err(format!(
                 "the camera cannot be fitted to the markers: {error}"
             )),
-            Ok(fit) => {
-                let height_mm = -fit.camera.position_in_table().z;
-                let tolerance_px = 0.01 * size[0].max(size[1]) as f64;
-                if !(100.0..5000.0).contains(&height_mm) {
-                    Err(format!(
-                        "the camera would be {height_mm:.0} mm above the mat, which cannot be: are markers misread?"
-                    ))
-                } else if fit.reprojection_median_px >= tolerance_px {
-                    Err(format!(
-                        "the markers fit a camera badly ({:.1} px off, at most {tolerance_px:.1} px): a lens far from a webcam's, or a mat that is not flat",
-                        fit.reprojection_median_px
-                    ))
-                } else {
-                    Ok(fit)
-                }
-            }
+            Ok(fit) => plausible(&fit, size).map(|()| fit),
         }
     };
     Ok(ViewFit { detections, fit })
+}
+
+/// Whether a camera fitted to the markers of a `size` picture can be trusted: above the mat
+/// at a height a camera stands at, and fitting the markers within 1 % of the picture's
+/// longer side; else what is wrong, in words.
+fn plausible(fit: &CameraFit, size: [usize; 2]) -> Result<(), String> {
+    let height_mm = -fit.camera.position_in_table().z;
+    let tolerance_px = 0.01 * size[0].max(size[1]) as f64;
+    if !(100.0..5000.0).contains(&height_mm) {
+        Err(format!(
+            "the camera would be {height_mm:.0} mm above the mat, which cannot be: are markers misread?"
+        ))
+    } else if fit.reprojection_median_px >= tolerance_px {
+        Err(format!(
+            "the markers fit a camera badly ({:.1} px off, at most {tolerance_px:.1} px): a lens far from a webcam's, or a mat that is not flat",
+            fit.reprojection_median_px
+        ))
+    } else {
+        Ok(())
+    }
 }
 
 /// `tablesight calibrate IMAGE`: finds the mat in a photo and reports the camera, the
@@ -420,6 +425,12 @@ pub fn calibrate(out: &mut impl Write, options: &CalibrateOptions) -> Result<Out
     };
     let fit = fit_camera(&seen, &intrinsics, &mut rng)
         .with_context(|| format!("cannot fit the camera to {image_name}"))?;
+    // A lens given with --intrinsics, or estimated from other views, is trusted no more than
+    // one estimated from this view: a calibration that cannot be is not saved.
+    if let Err(why) = plausible(&fit, size) {
+        eprintln!("{image_name}: {why}");
+        return Ok(Outcome::Invalid);
+    }
     let camera = fit.camera;
     let quality = view_quality(&camera, &layout, size[0], size[1]);
     let table_from_image = camera.image_from_mat().try_inverse().map(|m| m / m[(2, 2)]);

@@ -551,6 +551,16 @@ pub fn referee(out: &mut impl Write, options: &RefereeOptions<'_>) -> Result<Out
         ),
         None => None,
     };
+    // Answers from another game's record would answer with that game's dice and meeples.
+    if let (Some(path), Some(truth)) = (options.answers, &truth)
+        && truth.setup != setup
+    {
+        bail!(
+            "{} is the record of another game: its set-up is not that of {}",
+            path.display(),
+            options.setup.display()
+        );
+    }
     // The questions answered, and how many of the answers put a die right.
     let mut asked = BTreeSet::new();
     let mut put_right = 0;

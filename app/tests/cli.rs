@@ -358,6 +358,42 @@ fn calibrate_json_with_a_second_view_recovers_the_camera() {
     assert_eq!(tower["floors_px"].as_array().unwrap().len(), 5);
 }
 
+/// A lens given with --intrinsics that the markers cannot fit is reported, and no
+/// calibration is saved from it.
+#[test]
+fn a_lens_that_does_not_fit_the_markers_is_not_saved() {
+    let dir = temp_dir("calibration-lens");
+    let saved = dir.join("calibration.json");
+    let (code, _, stderr) = run(&[
+        "calibrate",
+        &path("mat-view-front.jpg"),
+        "--save",
+        saved.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut lens: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    lens["intrinsics"]["k1"] = serde_json::json!(3.0);
+    let bent = dir.join("bent.json");
+    std::fs::write(&bent, lens.to_string()).unwrap();
+    let out = dir.join("out.json");
+    let (code, _, stderr) = run(&[
+        "calibrate",
+        &path("mat-view-front.jpg"),
+        "--intrinsics",
+        bent.to_str().unwrap(),
+        "--save",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("the markers fit a camera badly"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_saved_calibration_is_checked_against_new_photos() {
     let dir = temp_dir("calibration-file");

@@ -542,6 +542,26 @@ fn a_roll_die_read_unsure_is_put_right_by_what_followed() {
     }
 }
 
+/// Answers from the record of another game are refused before anything is refereed: they
+/// would answer with that game's dice and meeples.
+#[test]
+fn answers_from_another_games_record_are_refused() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+    let readings = fixtures.join("readings/g13-readings.jsonl");
+    let record = fixtures.join("readings/g13-record.json");
+    let other = fixtures.join("live-roll/truth.json");
+    let (code, _, stderr) = tablesight(&[
+        "referee",
+        &readings.to_string_lossy(),
+        "--setup",
+        &record.to_string_lossy(),
+        "--answers",
+        &other.to_string_lossy(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("is the record of another game"), "{stderr}");
+}
+
 /// `referee --json` on the recording in `tests/fixtures/NAME`, unanswered and with players
 /// who answer from its `truth.json`: both outputs, the answered run's stderr and the truth.
 fn with_and_without_answers(name: &str) -> (Value, Value, String, Value) {

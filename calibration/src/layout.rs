@@ -46,6 +46,18 @@ pub enum ZoneKind {
     Spellbook,
 }
 
+impl ZoneKind {
+    /// Its name in a layout's JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            ZoneKind::Tower => "tower",
+            ZoneKind::RollArea => "roll_area",
+            ZoneKind::ManaPool => "mana_pool",
+            ZoneKind::Spellbook => "spellbook",
+        }
+    }
+}
+
 /// A rectangle of the mat where pieces stand.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -106,6 +118,10 @@ pub struct MatLayout {
 const SHIPPED_A2: &str = include_str!("../data/mat-a2.json");
 /// At least this many markers, so that any four of eight around the edge still suffice.
 const MIN_MARKERS: usize = 8;
+/// The towers' zones, by the names the referee knows them by.
+const TOWER_ZONES: [&str; 4] = ["tower-a", "tower-b", "tower-c", "tower-central"];
+/// The players' spellbooks' zones, `spellbook-1` to this.
+const SPELLBOOKS: u8 = 4;
 /// A mat's sides, in mm: from a sheet of A5 to a table of two metres.
 const MAT_SIDE_MM: std::ops::RangeInclusive<f64> = 148.0..=2000.0;
 
@@ -179,8 +195,38 @@ impl MatLayout {
                 }
             }
         }
+        // The game's zones, each named as the referee knows it: a piece in a zone it does not
+        // know would be refereed as off the mat.
+        let spellbooks: Vec<String> = (1..=SPELLBOOKS).map(|n| format!("spellbook-{n}")).collect();
+        let needed = (TOWER_ZONES.iter().map(|name| (*name, ZoneKind::Tower))).chain(
+            spellbooks
+                .iter()
+                .map(|name| (name.as_str(), ZoneKind::Spellbook)),
+        );
+        for (name, kind) in needed {
+            if !self.zones.iter().any(|z| z.name == name && z.kind == kind) {
+                problems.push(format!("zones: no {} zone named \"{name}\"", kind.name()));
+            }
+        }
+        for kind in [ZoneKind::RollArea, ZoneKind::ManaPool] {
+            if !self.zones.iter().any(|z| z.kind == kind) {
+                problems.push(format!("zones: no {} zone", kind.name()));
+            }
+        }
         let mut names = BTreeSet::new();
         for (i, zone) in self.zones.iter().enumerate() {
+            let known = match zone.kind {
+                ZoneKind::Tower => TOWER_ZONES.contains(&zone.name.as_str()),
+                ZoneKind::Spellbook => spellbooks.contains(&zone.name),
+                ZoneKind::RollArea | ZoneKind::ManaPool => true,
+            };
+            if !known {
+                problems.push(format!(
+                    "zones[{i}]: a {} zone named \"{}\" is none of the game's",
+                    zone.kind.name(),
+                    zone.name
+                ));
+            }
             if !names.insert(zone.name.as_str()) {
                 problems.push(format!(
                     "zones[{i}]: the name \"{}\" is used twice",
@@ -257,6 +303,33 @@ mod tests {
         assert!(
             text.contains("\"tower-central\" overlaps \"tower-b\""),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_layout_needs_the_games_zones_by_their_names() {
+        let mut layout = MatLayout::a2();
+        layout
+            .zones
+            .retain(|z| z.name != "mana-pool" && z.name != "spellbook-4");
+        let tower = layout
+            .zones
+            .iter_mut()
+            .find(|z| z.name == "tower-c")
+            .unwrap();
+        tower.name = "tower-z".into();
+        let json = serde_json::to_string(&layout).unwrap();
+        let Err(CalibrationError::InvalidLayout(problems)) = MatLayout::from_json(&json) else {
+            panic!("a layout without the game's zones was accepted");
+        };
+        assert_eq!(
+            problems,
+            [
+                "zones: no tower zone named \"tower-c\"",
+                "zones: no spellbook zone named \"spellbook-4\"",
+                "zones: no mana_pool zone",
+                "zones[3]: a tower zone named \"tower-z\" is none of the game's",
+            ]
         );
     }
 }

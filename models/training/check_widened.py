@@ -14,7 +14,7 @@ import numpy as np
 import onnxruntime as ort
 import torch
 
-from common import Reader, init_from_onnx, onnx_reader_width, widened
+from common import Reader, init_from_onnx, onnx_reader_design, widened
 from train_reader import augment, load_real
 
 
@@ -28,7 +28,7 @@ def main() -> None:
     real = load_real([args.real], "val")
     pick = rng.choice(len(real["crops"]), 256, replace=False)
     x, _ = augment({k: v[pick] for k, v in real.items()}, rng)
-    narrow = Reader(onnx_reader_width(args.model))
+    narrow = Reader(*onnx_reader_design(args.model))
     init_from_onnx(narrow, args.model, x)
     wide = widened(narrow, args.width, rng, noise=0.0)
     session = ort.InferenceSession(str(args.model), providers=["CPUExecutionProvider"])

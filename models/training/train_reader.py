@@ -44,7 +44,7 @@ from common import (
     forward,
     init_from_onnx,
     jpeg_roundtrip,
-    onnx_reader_width,
+    onnx_reader_design,
     open_crops,
     set_one_cycle,
     widened,
@@ -489,6 +489,13 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--width", type=int, default=16)
+    parser.add_argument(
+        "--stem-stride",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="2: the first convolution steps by two and the last max-pool goes (`Reader`): a third of the work",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--real-share", type=float, default=0.5, help="share of real crops in each batch")
     parser.add_argument(
@@ -592,13 +599,15 @@ def main() -> None:
     weights /= weights.sum()
     print(f"train: {len(train['crops'])} crops ({int(train['real'].sum())} real), {args.steps} steps of {args.batch}")
 
-    model = Reader(args.width)
+    model = Reader(args.width, args.stem_stride)
     if args.init and args.init.suffix == ".onnx":
         sample = rng.choice(len(train["crops"]), 512, replace=False)
-        narrow = onnx_reader_width(args.init)
+        narrow, stem_stride = onnx_reader_design(args.init)
         if narrow > args.width:
             raise SystemExit(f"{args.init} is {narrow} wide, wider than --width {args.width}")
-        model = Reader(narrow)
+        if stem_stride != args.stem_stride:
+            raise SystemExit(f"{args.init} has a stem stride of {stem_stride}, not --stem-stride {args.stem_stride}")
+        model = Reader(narrow, stem_stride)
         init_from_onnx(model, args.init, augment({k: v[sample] for k, v in train.items()}, rng)[0])
         if narrow < args.width:
             model = widened(model, args.width, rng)
@@ -612,7 +621,7 @@ def main() -> None:
         # Crops for its batch norms, which hand on its convolutions' outputs whatever they
         # are, drawn apart (numpy's and torch's generators) so that the batches are those of
         # a run without a teacher.
-        teacher = Reader(onnx_reader_width(args.teacher))
+        teacher = Reader(*onnx_reader_design(args.teacher))
         apart = np.random.default_rng(args.seed)
         sample = apart.choice(len(train["crops"]), 512, replace=False)
         with torch.random.fork_rng(devices=[]):
@@ -719,7 +728,7 @@ def save(state: dict[str, torch.Tensor], args: argparse.Namespace) -> None:
     """The weights (.pt) and the exported model (.onnx)."""
     state = {k: v.detach().cpu() for k, v in state.items()}
     torch.save(state, args.out.with_suffix(".pt"))
-    model = Reader(args.width)
+    model = Reader(args.width, args.stem_stride)
     model.load_state_dict(state)
     model.eval()
     export(model, args.out)

@@ -474,8 +474,9 @@ fn numbered_frames(dir: &Path, fps: f64) -> Result<Vec<Entry>, VisionError> {
     Ok(entries)
 }
 
-/// Reads a recording's index: its header, then its frames; a last line cut short (a
-/// recording killed while writing it) is left out, any other bad line is an error.
+/// Reads a recording's index: its header, then its frames, each after the one before in
+/// number and time; a last line cut short (a recording killed while writing it) is left
+/// out, any other bad line is an error.
 fn read_recording(dir: &Path, index: &Path) -> Result<(RecordingHeader, Vec<Entry>), VisionError> {
     let file = std::fs::File::open(index).map_err(|e| frames_error(index, e))?;
     let lines = std::io::BufReader::new(file)
@@ -517,6 +518,24 @@ fn read_recording(dir: &Path, index: &Path) -> Result<(RecordingHeader, Vec<Entr
                 format!("line {}: {} is not a time", i + 1, frame.timestamp_ms),
             ));
         };
+        // A camera numbers its frames and times them as they come: an index out of that
+        // order was written by hand or mixed up, and would be refereed out of order.
+        if let Some(before) = entries
+            .last()
+            .filter(|before: &&Entry| frame.number <= before.number || timestamp < before.timestamp)
+        {
+            return Err(frames_error(
+                index,
+                format!(
+                    "line {}: frame {} at {:.1} ms does not come after frame {} at {:.1} ms",
+                    i + 1,
+                    frame.number,
+                    frame.timestamp_ms,
+                    before.number,
+                    before.timestamp.as_secs_f64() * 1000.0
+                ),
+            ));
+        }
         let file = Path::new(&frame.file);
         if file.is_absolute() || file.components().count() != 1 {
             return Err(frames_error(

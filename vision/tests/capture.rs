@@ -627,6 +627,25 @@ fn folders_without_frames_and_bad_rates_are_clear_errors() {
         error.contains("line 2: 1") && error.ends_with("is not a time"),
         "{error}"
     );
+    // Frames out of order, in number or in time, are an error naming the line.
+    let line = |number: u64, ms: u64| {
+        serde_json::to_string(&RecordedFrame::new(number, Duration::from_millis(ms))).unwrap()
+    };
+    for (second, third) in [(line(2, 66), line(2, 133)), (line(2, 66), line(3, 33))] {
+        std::fs::write(
+            dir.join(RECORDING_INDEX),
+            format!("{header}\n{}\n{second}\n{third}\n", line(1, 33)),
+        )
+        .unwrap();
+        let error = FrameFiles::folder(&dir, None, Pace::Fastest)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("line 4: frame")
+                && error.contains("does not come after frame 2 at 66.0 ms"),
+            "{error}"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
