@@ -7,7 +7,9 @@
 //! the items there); and a camera's frame read whole with a calibration (the scene's own
 //! camera): the finder on a window over the game's zones, the reader on what it finds there
 //! and on the meeples it missed on dice (`read_pairs_on_towers`), as `app::observe` reads.
-//! Run: `RAYON_NUM_THREADS=1 cargo bench -p tablesight-vision --bench reader`.
+//! Run: `RAYON_NUM_THREADS=1 cargo bench -p tablesight-vision --bench reader`; with
+//! `TABLESIGHT_BENCH_MODELS=DIR` it times the models of DIR (as `tablesight detect --models
+//! DIR` takes them) instead of the shipped ones.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly on bad set-up
 
@@ -27,7 +29,10 @@ fn fixture(name: &str) -> image::RgbImage {
 }
 
 fn reader(c: &mut Criterion) {
-    let mut reader = DiceReader::shipped().unwrap();
+    let mut reader = match std::env::var_os("TABLESIGHT_BENCH_MODELS") {
+        Some(dir) => DiceReader::from_folder(Path::new(&dir)).unwrap(),
+        None => DiceReader::shipped().unwrap(),
+    };
     let frame = fixture("scene-720p-0.jpg");
     let found = reader.find(&frame).unwrap();
     let mut group = c.benchmark_group("reader");
