@@ -358,11 +358,8 @@ fn calibrate_json_with_a_second_view_recovers_the_camera() {
     assert_eq!(tower["floors_px"].as_array().unwrap().len(), 5);
 }
 
-/// A lens given with --intrinsics that the markers cannot fit is reported, and no
-/// calibration is saved from it.
-#[test]
-fn a_lens_that_does_not_fit_the_markers_is_not_saved() {
-    let dir = temp_dir("calibration-lens");
+/// `calibrate --save DIR/calibration.json` on the front view of the mat: its path.
+fn saved_calibration(dir: &Path) -> PathBuf {
     let saved = dir.join("calibration.json");
     let (code, _, stderr) = run(&[
         "calibrate",
@@ -371,6 +368,15 @@ fn a_lens_that_does_not_fit_the_markers_is_not_saved() {
         saved.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{stderr}");
+    saved
+}
+
+/// A lens given with --intrinsics that the markers cannot fit is reported, and no
+/// calibration is saved from it.
+#[test]
+fn a_lens_that_does_not_fit_the_markers_is_not_saved() {
+    let dir = temp_dir("calibration-lens");
+    let saved = saved_calibration(&dir);
     let mut lens: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
     lens["intrinsics"]["k1"] = serde_json::json!(3.0);
@@ -397,14 +403,7 @@ fn a_lens_that_does_not_fit_the_markers_is_not_saved() {
 #[test]
 fn a_saved_calibration_is_checked_against_new_photos() {
     let dir = temp_dir("calibration-file");
-    let saved = dir.join("calibration.json");
-    let (code, _, stderr) = run(&[
-        "calibrate",
-        &path("mat-view-front.jpg"),
-        "--save",
-        saved.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let saved = saved_calibration(&dir);
     let (code, stdout, _) = run(&[
         "calibrate",
         &path("mat-view-front.jpg"),
