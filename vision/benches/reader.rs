@@ -8,8 +8,8 @@
 //! camera): the finder on a window over the game's zones, the reader on what it finds there
 //! and on the meeples it missed on dice (`read_pairs_on_towers`), as `app::observe` reads.
 //! Run: `RAYON_NUM_THREADS=1 cargo bench -p tablesight-vision --bench reader`; with
-//! `TABLESIGHT_BENCH_MODELS=DIR` it times the models of DIR (as `tablesight detect --models
-//! DIR` takes them) instead of the shipped ones.
+//! `TABLESIGHT_BENCH_MODELS=DIR` (absolute, or relative to the workspace) it times the models
+//! of DIR (as `tablesight detect --models DIR` takes them) instead of the shipped ones.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly on bad set-up
 
@@ -30,7 +30,11 @@ fn fixture(name: &str) -> image::RgbImage {
 
 fn reader(c: &mut Criterion) {
     let mut reader = match std::env::var_os("TABLESIGHT_BENCH_MODELS") {
-        Some(dir) => DiceReader::from_folder(Path::new(&dir)).unwrap(),
+        // Relative to the workspace, where cargo is run (a bench runs in vision/).
+        Some(dir) => {
+            DiceReader::from_folder(&Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir))
+                .unwrap()
+        }
         None => DiceReader::shipped().unwrap(),
     };
     let frame = fixture("scene-720p-0.jpg");
