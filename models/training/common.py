@@ -85,17 +85,20 @@ def conv(c_in: int, c_out: int, stride: int = 1, kernel: int = 3) -> nn.Sequenti
 class Reader(nn.Module):
     """Crop -> logits of every head (KINDS, VALUES, DIE_COLORS, PLAYERS, RANKS) in one row."""
 
-    def __init__(self, width: int = 16, stem_stride: int = 1):
-        """`stem_stride` 2: the first convolution steps by two and the last max-pool goes,
-        so that the pairs run at 20, 10, 5 and 5 px rather than 40, 20, 10 and 5: a third of
-        the work. The first convolution still sees every pixel."""
+    def __init__(self, width: int = 16, stem_stride: int = 1, step_at: int = 1):
+        """`stem_stride` 2: the first pair (the stem) halves the side, its convolution
+        `step_at` (1 or 2) stepping by two, and the last max-pool goes, so that the pairs
+        run at 20, 10, 5 and 5 px rather than 40, 20, 10 and 5 (the first convolution at 40
+        px when `step_at` is 2): about a third of the work. The first convolution sees
+        every pixel either way."""
         super().__init__()
-        self.stem_stride = stem_stride
+        self.stem_stride, self.step_at = stem_stride, step_at
         w = width
+        strides = [stem_stride if step_at == 1 else 1, stem_stride if step_at == 2 else 1]
         last_pool = [nn.MaxPool2d(2)] if stem_stride == 1 else []
         self.features = nn.Sequential(
-            conv(3, w, stride=stem_stride),
-            conv(w, w),
+            conv(3, w, stride=strides[0]),
+            conv(w, w, stride=strides[1]),
             nn.MaxPool2d(2),
             conv(w, 2 * w),
             conv(2 * w, 2 * w),
@@ -261,17 +264,19 @@ def fold(conv_layer: nn.Conv2d, bn: nn.BatchNorm2d) -> nn.Conv2d:
     return fused
 
 
-def onnx_reader_design(path) -> tuple[int, int]:
-    """The width and stem stride of an exported reader: the output channels and the stride
-    of its first convolution."""
+def onnx_reader_design(path) -> tuple[int, int, int]:
+    """The `Reader` arguments of an exported reader: its width (the output channels of its
+    first convolution), its stem's stride and which of the stem's convolutions steps."""
     import onnx
     from onnx import numpy_helper
 
     graph = onnx.load(str(path)).graph
     weights = {i.name: i for i in graph.initializer}
-    first = next(n for n in graph.node if n.op_type == "Conv")
-    strides = next((list(a.ints) for a in first.attribute if a.name == "strides"), [1])
-    return int(numpy_helper.to_array(weights[first.input[1]]).shape[0]), int(strides[0])
+    stem = [n for n in graph.node if n.op_type == "Conv"][:2]
+    strides = [next((a.ints[0] for a in n.attribute if a.name == "strides"), 1) for n in stem]
+    stem_stride = max(strides)
+    step_at = strides.index(stem_stride) + 1 if stem_stride > 1 else 1
+    return int(numpy_helper.to_array(weights[stem[0].input[1]]).shape[0]), int(stem_stride), step_at
 
 
 @torch.no_grad()
@@ -281,7 +286,7 @@ def widened(small: Reader, width: int, rng: np.random.Generator, noise: float = 
     and all), and the layer after it divides what it takes from a channel by the number of
     its copies. A little noise breaks the copies' symmetry so that they learn apart. A
     reader trained on from this keeps everything the narrow one learnt and gains capacity."""
-    big = Reader(width, small.stem_stride)
+    big = Reader(width, small.stem_stride, small.step_at)
     small_convs = [m for m in small.features if isinstance(m, nn.Sequential)]
     big_convs = [m for m in big.features if isinstance(m, nn.Sequential)]
     # For the input channels of the layer at hand: the narrow channel each copies, and the

@@ -494,7 +494,10 @@ def main() -> None:
         type=int,
         choices=(1, 2),
         default=1,
-        help="2: the first convolution steps by two and the last max-pool goes (`Reader`): a third of the work",
+        help="2: the first pair halves the side and the last max-pool goes (`Reader`): a third of the work",
+    )
+    parser.add_argument(
+        "--step-at", type=int, choices=(1, 2), default=1, help="with --stem-stride 2: which convolution of the first pair steps by two"
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--real-share", type=float, default=0.5, help="share of real crops in each batch")
@@ -599,15 +602,15 @@ def main() -> None:
     weights /= weights.sum()
     print(f"train: {len(train['crops'])} crops ({int(train['real'].sum())} real), {args.steps} steps of {args.batch}")
 
-    model = Reader(args.width, args.stem_stride)
+    model = Reader(args.width, args.stem_stride, args.step_at)
     if args.init and args.init.suffix == ".onnx":
         sample = rng.choice(len(train["crops"]), 512, replace=False)
-        narrow, stem_stride = onnx_reader_design(args.init)
+        narrow, *stem = onnx_reader_design(args.init)
         if narrow > args.width:
             raise SystemExit(f"{args.init} is {narrow} wide, wider than --width {args.width}")
-        if stem_stride != args.stem_stride:
-            raise SystemExit(f"{args.init} has a stem stride of {stem_stride}, not --stem-stride {args.stem_stride}")
-        model = Reader(narrow, stem_stride)
+        if stem != [args.stem_stride, args.step_at]:
+            raise SystemExit(f"{args.init}'s stem is not that of --stem-stride {args.stem_stride} --step-at {args.step_at}")
+        model = Reader(narrow, *stem)
         init_from_onnx(model, args.init, augment({k: v[sample] for k, v in train.items()}, rng)[0])
         if narrow < args.width:
             model = widened(model, args.width, rng)
@@ -728,7 +731,7 @@ def save(state: dict[str, torch.Tensor], args: argparse.Namespace) -> None:
     """The weights (.pt) and the exported model (.onnx)."""
     state = {k: v.detach().cpu() for k, v in state.items()}
     torch.save(state, args.out.with_suffix(".pt"))
-    model = Reader(args.width, args.stem_stride)
+    model = Reader(args.width, args.stem_stride, args.step_at)
     model.load_state_dict(state)
     model.eval()
     export(model, args.out)
