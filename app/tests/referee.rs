@@ -637,11 +637,7 @@ fn players_who_answer_name_the_rank_of_a_meeple_read_unsure() {
 
 #[test]
 fn watching_a_recording_prints_the_figures_of_the_camera_path() {
-    let dir = scratch("watch-figures");
-    let view = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mat-view-front.jpg");
-    for n in 0..6 {
-        std::fs::copy(&view, dir.join(format!("frame-{n:05}.jpg"))).unwrap();
-    }
+    let dir = mat_view_frames("watch-figures", 6);
     let setup =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/game-3p-seed161.json");
     let (code, _, stderr) = tablesight(&[
@@ -668,6 +664,17 @@ fn watching_a_recording_prints_the_figures_of_the_camera_path() {
     let passed: u64 = after.split(' ').next().unwrap().parse().unwrap();
     assert!(read >= 1);
     assert_eq!(read + passed, 6, "{figures}");
+}
+
+/// A scratch folder `name` of `count` frames, `frame-00000.jpg` on, each the rendered front
+/// view of the mat (`tests/fixtures/mat-view-front.jpg`).
+fn mat_view_frames(name: &str, count: usize) -> PathBuf {
+    let dir = scratch(name);
+    let view = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mat-view-front.jpg");
+    for n in 0..count {
+        std::fs::copy(&view, dir.join(format!("frame-{n:05}.jpg"))).unwrap();
+    }
+    dir
 }
 
 /// `tablesight referee DIR` with the set-up of a fixture game: its exit code and errors.
@@ -700,11 +707,7 @@ fn a_recording_whose_frames_are_all_missing_is_an_error() {
 
 #[test]
 fn a_frame_of_another_size_than_the_calibrated_ones_is_not_read() {
-    let dir = scratch("other-size");
-    let view = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mat-view-front.jpg");
-    for n in 0..3 {
-        std::fs::copy(&view, dir.join(format!("frame-{n:05}.jpg"))).unwrap();
-    }
+    let dir = mat_view_frames("other-size", 3);
     image::RgbImage::new(64, 48)
         .save(dir.join("frame-00003.jpg"))
         .unwrap();
