@@ -1697,6 +1697,11 @@ mod tests {
         table
     }
 
+    /// A die of the roll `action` other than `die`.
+    fn another_die(action: &Action, die: Die) -> Die {
+        *rolled_dice(action).iter().find(|d| **d != die).unwrap()
+    }
+
     fn rolled_dice(action: &Action) -> Vec<Die> {
         let Action::Roll { dice } = action else {
             panic!("not a roll: {action}");
@@ -1750,11 +1755,8 @@ mod tests {
     fn a_roll_die_hidden_waits_and_a_die_under_its_meeple_is_implied() {
         let (setup, start, roll, rolled, place, placed) = opening(3);
         let (die, pillar) = placement(&place);
-        let Action::Roll { dice } = &roll else {
-            panic!("not a roll");
-        };
         // Another die of the roll lies behind the one about to be placed.
-        let hidden = *dice.iter().find(|d| **d != die).unwrap();
+        let hidden = another_die(&roll, die);
         let (mut referee, mut frame) = started_table(&setup, &start);
         let throw = without(
             Observation::perfect(&rolled, 0, 0.0),
@@ -1876,7 +1878,7 @@ mod tests {
         let (setup, start, roll, rolled, place, placed) = opening(3);
         let (die, pillar) = placement(&place);
         let dice = rolled_dice(&roll);
-        let hidden = *dice.iter().find(|d| **d != die).unwrap();
+        let hidden = another_die(&roll, die);
         let (mut referee, mut frame) = started_table(&setup, &start);
         // The throw with one die behind another: the referee waits, the dice it read surely
         // remembered.
@@ -3419,17 +3421,8 @@ mod tests {
     fn an_unsure_reading_gives_way_to_the_sure_one_of_an_earlier_table() {
         let (setup, start, roll, rolled, place, _) = opening(4);
         let (die, _) = placement(&place);
-        let Action::Roll { dice } = &roll else {
-            panic!("not a roll");
-        };
-        let hidden = *dice.iter().find(|d| **d != die).unwrap();
-        let mut referee = referee(&setup);
-        let mut frame = 0;
-        show(
-            &mut referee,
-            &Observation::perfect(&start, 0, 0.0),
-            &mut frame,
-        );
+        let hidden = another_die(&roll, die);
+        let (mut referee, mut frame) = started_table(&setup, &start);
         show(
             &mut referee,
             &without(
@@ -3459,17 +3452,8 @@ mod tests {
     fn a_die_never_seen_is_never_invented() {
         let (setup, start, roll, rolled, place, placed) = opening(3);
         let (die, _) = placement(&place);
-        let Action::Roll { dice } = &roll else {
-            panic!("not a roll");
-        };
-        let hidden = *dice.iter().find(|d| **d != die).unwrap();
-        let mut referee = referee(&setup);
-        let mut frame = 0;
-        show(
-            &mut referee,
-            &Observation::perfect(&start, 0, 0.0),
-            &mut frame,
-        );
+        let hidden = another_die(&roll, die);
+        let (mut referee, mut frame) = started_table(&setup, &start);
         show(
             &mut referee,
             &without(
