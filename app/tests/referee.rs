@@ -234,14 +234,10 @@ fn check(dir: &Path, output: &Value) {
     }
     assert_eq!(flags.len(), flagged, "{flags:#?}");
     if !shifted && unseen == 0 && got.len() == want.len() {
-        let (code, stdout, stderr) = tablesight(&[
-            "replay",
-            "--json",
-            &dir.join("record.json").to_string_lossy(),
-        ]);
-        assert_eq!(code, 0, "{stderr}");
-        let replay: Value = serde_json::from_str(&stdout).unwrap();
-        assert_eq!(output["prestige"], replay["prestige"]);
+        assert_eq!(
+            output["prestige"],
+            replayed_prestige(&dir.join("record.json"))
+        );
     }
     eprintln!(
         "{}: {} actions ({} of {} played), {} flags of {} staged ({hidden} hidden from the camera), {} unseen choices",
@@ -296,20 +292,24 @@ fn whole_games_of_two_three_and_four_players() {
     }
 }
 
+/// The prestige of a game record as `replay --json` tallies it.
+fn replayed_prestige(record: &Path) -> Value {
+    let (code, stdout, stderr) = tablesight(&["replay", "--json", &record.to_string_lossy()]);
+    assert_eq!(code, 0, "{stderr}");
+    let replay: Value = serde_json::from_str(&stdout).unwrap();
+    replay["prestige"].clone()
+}
+
 #[test]
 fn a_killed_referee_resumes_from_its_journal() {
     let dir = short_game();
     let work = scratch("journal");
     let whole = referee_json(dir, Some(&work.join("whole.json")));
     // The journal of the uninterrupted run replays to the same prestige.
-    let (code, stdout, stderr) = tablesight(&[
-        "replay",
-        "--json",
-        &work.join("whole.json").to_string_lossy(),
-    ]);
-    assert_eq!(code, 0, "{stderr}");
-    let replay: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(replay["prestige"], whole["prestige"]);
+    assert_eq!(
+        replayed_prestige(&work.join("whole.json")),
+        whole["prestige"]
+    );
 
     let started = Instant::now();
     referee_json(dir, None);
@@ -357,10 +357,10 @@ fn a_killed_referee_resumes_from_its_journal() {
     for key in ["actions", "flags", "desyncs", "notes", "prestige"] {
         assert_eq!(output[key], whole[key], "{key} differs after {kills} kills");
     }
-    let (code, stdout, stderr) = tablesight(&["replay", "--json", &journal_arg]);
-    assert_eq!(code, 0, "{stderr}");
-    let replay: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(replay["prestige"], whole["prestige"]);
+    assert_eq!(
+        replayed_prestige(Path::new(&journal_arg)),
+        whole["prestige"]
+    );
     // A folder without frames says what FRAMES must be, on either path.
     let empty = work.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
