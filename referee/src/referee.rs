@@ -1686,6 +1686,27 @@ mod tests {
         (referee, frame)
     }
 
+    /// A referee shown the start of the game, then its first roll with `hidden` unseen
+    /// (behind another die); the next frame's number.
+    fn rolled_table_hiding(
+        setup: &GameSetup,
+        start: &GameState,
+        rolled: &GameState,
+        hidden: Die,
+    ) -> (Referee, u64) {
+        let (mut referee, mut frame) = started_table(setup, start);
+        show(
+            &mut referee,
+            &without(
+                Observation::perfect(rolled, 0, 0.0),
+                hidden,
+                Place::RollArea,
+            ),
+            &mut frame,
+        );
+        (referee, frame)
+    }
+
     /// `state`'s table without one reading of `die` at `place`.
     fn without(mut table: Observation, die: Die, place: Place) -> Observation {
         let i = table
@@ -1757,13 +1778,7 @@ mod tests {
         let (die, pillar) = placement(&place);
         // Another die of the roll lies behind the one about to be placed.
         let hidden = another_die(&roll, die);
-        let (mut referee, mut frame) = started_table(&setup, &start);
-        let throw = without(
-            Observation::perfect(&rolled, 0, 0.0),
-            hidden,
-            Place::RollArea,
-        );
-        show(&mut referee, &throw, &mut frame);
+        let (mut referee, mut frame) = rolled_table_hiding(&setup, &start, &rolled, hidden);
         // Four dice of five: nothing confirmed, nothing wrong; the referee waits.
         assert!(referee.record().actions.is_empty());
         assert!(referee.desyncs().is_empty() && referee.flags().is_empty());
@@ -1878,16 +1893,10 @@ mod tests {
         let (setup, start, roll, rolled, place, placed) = opening(3);
         let (die, pillar) = placement(&place);
         let dice = rolled_dice(&roll);
-        let hidden = another_die(&roll, die);
-        let (mut referee, mut frame) = started_table(&setup, &start);
         // The throw with one die behind another: the referee waits, the dice it read surely
         // remembered.
-        let throw = without(
-            Observation::perfect(&rolled, 0, 0.0),
-            hidden,
-            Place::RollArea,
-        );
-        show(&mut referee, &throw, &mut frame);
+        let hidden = another_die(&roll, die);
+        let (mut referee, mut frame) = rolled_table_hiding(&setup, &start, &rolled, hidden);
         assert!(referee.record().actions.is_empty());
         // The next table shows the die placed, read unsure with another value under its
         // meeple's foot: the roll is the one read in the roll area.
@@ -3422,16 +3431,7 @@ mod tests {
         let (setup, start, roll, rolled, place, _) = opening(4);
         let (die, _) = placement(&place);
         let hidden = another_die(&roll, die);
-        let (mut referee, mut frame) = started_table(&setup, &start);
-        show(
-            &mut referee,
-            &without(
-                Observation::perfect(&rolled, 0, 0.0),
-                hidden,
-                Place::RollArea,
-            ),
-            &mut frame,
-        );
+        let (mut referee, mut frame) = rolled_table_hiding(&setup, &start, &rolled, hidden);
         // The hidden die shows, and the die about to be placed is misread, unsure.
         let mut misread = Observation::perfect(&rolled, 0, 0.0);
         let reading = misread
@@ -3453,16 +3453,7 @@ mod tests {
         let (setup, start, roll, rolled, place, placed) = opening(3);
         let (die, _) = placement(&place);
         let hidden = another_die(&roll, die);
-        let (mut referee, mut frame) = started_table(&setup, &start);
-        show(
-            &mut referee,
-            &without(
-                Observation::perfect(&rolled, 0, 0.0),
-                hidden,
-                Place::RollArea,
-            ),
-            &mut frame,
-        );
+        let (mut referee, mut frame) = rolled_table_hiding(&setup, &start, &rolled, hidden);
         // The placed die shows on its pillar, the hidden one still not.
         show(
             &mut referee,
