@@ -32,6 +32,14 @@
 #          runs of one recipe differ). The data of `sheets`, carried the same way. L24u
 #          (forty-sixth session, committed as models/leave-out) and L32t (forty-seventh)
 #          have since run on the CPU; a GPU run of them is a second seed of each.
+#   next:  (planned in the fifty-fourth session, not run yet) on the rendered scenes of sprites
+#          v6 too (data/pack2/synth12-train.npz, scripts/make-data --training): a shipping
+#          reader of reader 32's recipe from scratch on every dataset at widths 24 and 32
+#          (r24, r32), to be held to reader 33 on the validation sets; a reader of S32's
+#          work (its first convolution stepping by two, for the whole frame's 30 ms) taught
+#          by reader 33 on every dataset (s32); and, to tell whether teaching closes what
+#          stepping by two loses on dice nobody here has seen, S32's leave-out run to its
+#          9,013 steps taught by the committed leave-out reader L24u (S32e).
 #
 # Run from the repository root, on a machine with a GPU and PyTorch:
 #   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh first
@@ -40,6 +48,7 @@
 #   MINUTES=7.5 OUT=/tmp/out bash models/training/device_runs.sh sheets
 #   MINUTES=3.8 OUT=/tmp/out bash models/training/device_runs.sh sheets-on
 #   MINUTES=7.5 OUT=/tmp/out bash models/training/device_runs.sh ablate
+#   MINUTES=6.5 OUT=/tmp/out bash models/training/device_runs.sh next
 # (DEVICE=cpu WORKERS=1 MINUTES=0.3 tries it on a CPU.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -129,5 +138,20 @@ sheets | sheets-on | ablate)
         $TRAIN $ON --init data/runs/w32/reader.pt --width 32 --seed 385 --out $OUT/w32b/reader.onnx > $OUT/w32b.log 2>&1 &
         wait
     fi
+    ;;
+next)
+    # Reader 32's recipe as L24v and S32 ran it (models/HISTORY.md, the fifty-first and
+    # fifty-second sessions), the scenes of sprites v6 among the rendered ones.
+    SYNTH="data/pack2/synth8-train.npz data/pack2/synth8-train-b.npz data/pack2/synth12-train.npz"
+    R="--real data/pack/real.npz --synth $SYNTH --synth-val data/pack2/synth8-val.npz $NEW --upright-tilt 20 --tint-share 0.25 --workers $WORKERS"
+    ALL="$R --source-weight byler-d6=4 matteop65-d6-webcam=2 --real-colours --lr 0.003"
+    STEP2="--stem-stride 2 --width 32"
+    run r24 $ALL --width 24 --seed 540
+    run r32 $ALL --width 32 --seed 541
+    run s32 $ALL $STEP2 --teacher models/reader.onnx --seed 542
+    run S32e $R $STEP2 --leave-out byler-d6 --source-weight matteop65-d6-webcam=2 --lr 0.003 \
+        --teacher models/leave-out/reader.onnx --steps 9013 --seed 393
+    wait
+    tar czf $OUT/runs-next.tgz -C data runs/r24 runs/r32 runs/s32 runs/S32e
     ;;
 esac
